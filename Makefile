@@ -1,0 +1,34 @@
+# Set-up is part of every target: a fresh clone needs only `make play` or `make test`.
+# Python 3.13 is the Lambda runtime (template.yaml); tests run on the same version.
+PYTHON_FOR_VENV ?= $(shell command -v python3.13 || ls /root/.pyenv/versions/3.13*/bin/python3 2>/dev/null | tail -1 || command -v python3)
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: play demo test lint typecheck unit clean
+
+$(STAMP): requirements.txt requirements-dev.txt
+	test -x $(PY) || $(PYTHON_FOR_VENV) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements-dev.txt
+	touch $(STAMP)
+
+play: $(STAMP)
+	$(PY) -m serverless_rps play
+
+demo: $(STAMP)
+	$(PY) -m serverless_rps demo
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check serverless_rps tests
+	$(VENV)/bin/ruff format --check serverless_rps tests
+
+typecheck: $(STAMP)
+	$(VENV)/bin/mypy serverless_rps
+
+test: $(STAMP) lint typecheck
+	bash scripts/sam-venv.sh
+	$(PY) -m pytest
+
+clean:
+	rm -rf $(VENV) .venv-sam .aws-sam .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,106 @@
+"""The game function: an SQS-triggered Lambda. It only translates: SQS records in, a partial
+batch response out. Clients and settings are built once per cold start, on first use."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Any
+
+import boto3
+from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
+from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from serverless_rps.config import GameSettings, read_auth_token
+from serverless_rps.exceptions import PoisonMessage, RetryLater
+from serverless_rps.game import Limits
+from serverless_rps.game_store import DynamoGameStore, TableNames
+from serverless_rps.message_queue import DeadLetterQueue, IncomingQueue
+from serverless_rps.observability import logger, tracer
+from serverless_rps.processing import InboundSms, MessageProcessor
+from serverless_rps.sms_gateway import TwilioSmsGateway
+
+__all__ = ["GameFunction", "build_game_function", "lambda_handler"]
+
+# A failed message comes back after at least this long, so a hot loop cannot form.
+_MIN_REDELIVERY_SECONDS = 1.0
+
+
+@dataclass
+class GameFunction:
+    processor: MessageProcessor
+    incoming: IncomingQueue
+    dead_letters: DeadLetterQueue
+
+    def handle_record(self, record: SQSRecord) -> None:
+        try:
+            sms = InboundSms.from_queue_body(record.body, record.message_id)
+        except PoisonMessage as poison:
+            # Kept, with the reason, and acknowledged: it must never block or loop.
+            self.dead_letters.park(record.body or "", str(poison), record.message_id)
+            logger.error("poison message parked on the dead-letter queue", extra={"reason": str(poison)})
+            return
+        try:
+            result = self.processor.process(sms)
+        except RetryLater as retry:
+            logger.warning(
+                "message will be retried", extra={"reason": str(retry), "retry_after": retry.retry_after}
+            )
+            if retry.retry_after is not None and record.receipt_handle:
+                self._come_back_soon(record.receipt_handle, retry.retry_after)
+            raise
+        tracer.put_annotation("result", result.value)
+
+    def _come_back_soon(self, receipt_handle: str, seconds: float) -> None:
+        try:
+            self.incoming.redeliver_in(receipt_handle, max(seconds, _MIN_REDELIVERY_SECONDS))
+        except RetryLater as exc:
+            logger.warning("could not shorten the visibility timeout", extra={"error": str(exc)})
+
+    def handle_batch(self, event: dict[str, Any], context: LambdaContext | None) -> dict[str, Any]:
+        # Every record is reported on its own; a failing batch is never failed whole.
+        processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
+        return dict(
+            process_partial_response(
+                event=event, record_handler=self.handle_record, processor=processor, context=context
+            )
+        )
+
+
+def build_game_function(settings: GameSettings, session: boto3.session.Session | None = None) -> GameFunction:
+    session = session or boto3.session.Session()
+    sqs = session.client("sqs")
+    store = DynamoGameStore(
+        session.client("dynamodb"),
+        TableNames(settings.game_state_table, settings.nickname_table, settings.idempotency_table),
+        lock_lease_seconds=settings.lock_lease_seconds,
+        in_progress_expiry_seconds=settings.in_progress_expiry_seconds,
+        completed_record_seconds=settings.completed_record_seconds,
+    )
+    token = read_auth_token(
+        settings.twilio, session.client("ssm") if settings.twilio.auth_token_parameter else None
+    )
+    sender = TwilioSmsGateway(settings.twilio.account_sid, token, settings.twilio.api_url)
+    processor = MessageProcessor(
+        store,
+        sender,
+        limits=Limits(challenge_expiry_seconds=settings.challenge_expiry_seconds),
+        lock_wait_seconds=settings.lock_wait_seconds,
+    )
+    return GameFunction(
+        processor,
+        IncomingQueue(sqs, settings.incoming_queue_url),
+        DeadLetterQueue(sqs, settings.dead_letter_queue_url),
+    )
+
+
+@functools.cache
+def _cold_start() -> GameFunction:
+    return build_game_function(GameSettings.from_environment())
+
+
+@logger.inject_lambda_context(clear_state=True)
+@tracer.capture_lambda_handler(capture_response=False)
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    return _cold_start().handle_batch(event, context)

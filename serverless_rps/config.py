@@ -1,0 +1,157 @@
+"""The one place that reads the environment.
+
+Every other module receives a `GameSettings` or `WebhookSettings` value. Names are fixed so that
+template.yaml, the local stack and the tests can drive the handlers without knowing their insides.
+
+Timing values and why (docs/protocol.md has the full reasoning; a test checks template.yaml):
+
+* ``LOCK_LEASE_SECONDS`` must exceed the function timeout plus clock skew: a lock must never
+  expire while the invocation that took it can still be running.
+* ``IN_PROGRESS_EXPIRY_SECONDS`` >= function timeout: a claim of a dead invocation is taken over
+  once no live invocation can still own it.
+* ``COMPLETED_RECORD_SECONDS`` >= the longest a message can live in the queue plus its dead-letter
+  queue, so a late duplicate or a redriven message is still recognised.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+__all__ = ["ConfigurationError", "GameSettings", "WebhookSettings", "read_auth_token"]
+
+DAY = 24 * 60 * 60
+
+
+class ConfigurationError(Exception):
+    """A required setting is missing or malformed."""
+
+
+def _required(env: Mapping[str, str], name: str) -> str:
+    value = env.get(name, "").strip()
+    if not value:
+        raise ConfigurationError(f"environment variable {name} is required")
+    return value
+
+
+def _number(env: Mapping[str, str], name: str, default: float) -> float:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError as exc:
+        raise ConfigurationError(f"{name} must be a number, got {raw!r}") from exc
+    if value <= 0:
+        raise ConfigurationError(f"{name} must be positive, got {raw!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class TwilioCredentials:
+    account_sid: str
+    auth_token_parameter: str | None
+    auth_token: str | None
+    api_url: str | None
+
+
+def _twilio(env: Mapping[str, str]) -> TwilioCredentials:
+    parameter = env.get("TWILIO_AUTH_TOKEN_PARAMETER", "").strip() or None
+    token = env.get("TWILIO_AUTH_TOKEN", "").strip() or None
+    if parameter is None and token is None:
+        raise ConfigurationError(
+            "set TWILIO_AUTH_TOKEN_PARAMETER (an SSM SecureString name) or, locally, TWILIO_AUTH_TOKEN"
+        )
+    return TwilioCredentials(
+        account_sid=_required(env, "TWILIO_ACCOUNT_SID"),
+        auth_token_parameter=parameter,
+        auth_token=token,
+        api_url=env.get("TWILIO_API_URL", "").strip().rstrip("/") or None,
+    )
+
+
+@dataclass(frozen=True)
+class GameSettings:
+    """Everything the game function needs, read once per cold start."""
+
+    game_state_table: str
+    nickname_table: str
+    idempotency_table: str
+    incoming_queue_url: str
+    dead_letter_queue_url: str
+    twilio: TwilioCredentials
+    function_timeout_seconds: float = 15
+    lock_lease_seconds: float = 25
+    in_progress_expiry_seconds: float = 30
+    completed_record_seconds: float = 18 * DAY
+    challenge_expiry_seconds: float = 7 * DAY
+    lock_wait_seconds: float = 1.5
+    tracing_enabled: bool = False
+
+    @classmethod
+    def from_environment(cls, env: Mapping[str, str] | None = None) -> GameSettings:
+        env = os.environ if env is None else env
+        return cls(
+            game_state_table=_required(env, "GAME_STATE_TABLE"),
+            nickname_table=_required(env, "NICKNAME_TABLE"),
+            idempotency_table=_required(env, "IDEMPOTENCY_TABLE"),
+            incoming_queue_url=_required(env, "INCOMING_QUEUE_URL"),
+            dead_letter_queue_url=_required(env, "DEAD_LETTER_QUEUE_URL"),
+            twilio=_twilio(env),
+            function_timeout_seconds=_number(env, "FUNCTION_TIMEOUT_SECONDS", 15),
+            lock_lease_seconds=_number(env, "LOCK_LEASE_SECONDS", 25),
+            in_progress_expiry_seconds=_number(env, "IN_PROGRESS_EXPIRY_SECONDS", 30),
+            completed_record_seconds=_number(env, "COMPLETED_RECORD_SECONDS", 18 * DAY),
+            challenge_expiry_seconds=_number(env, "CHALLENGE_EXPIRY_DAYS", 7) * DAY,
+            lock_wait_seconds=_number(env, "LOCK_WAIT_SECONDS", 1.5),
+            tracing_enabled=_tracing_enabled(env),
+        )
+
+    def __post_init__(self) -> None:
+        if self.lock_lease_seconds <= self.function_timeout_seconds:
+            raise ConfigurationError("LOCK_LEASE_SECONDS must exceed FUNCTION_TIMEOUT_SECONDS")
+        if self.in_progress_expiry_seconds < self.function_timeout_seconds:
+            raise ConfigurationError("IN_PROGRESS_EXPIRY_SECONDS must be >= FUNCTION_TIMEOUT_SECONDS")
+
+
+@dataclass(frozen=True)
+class WebhookSettings:
+    """Everything the ingress (webhook) function needs, read once per cold start."""
+
+    incoming_queue_url: str
+    twilio: TwilioCredentials
+    public_webhook_url: str | None = None
+    tracing_enabled: bool = False
+
+    @classmethod
+    def from_environment(cls, env: Mapping[str, str] | None = None) -> WebhookSettings:
+        env = os.environ if env is None else env
+        return cls(
+            incoming_queue_url=_required(env, "INCOMING_QUEUE_URL"),
+            twilio=_twilio(env),
+            public_webhook_url=env.get("PUBLIC_WEBHOOK_URL", "").strip() or None,
+            tracing_enabled=_tracing_enabled(env),
+        )
+
+
+def _tracing_enabled(env: Mapping[str, str]) -> bool:
+    # Lambda with `Tracing: Active` sets both; powertools' own switch can turn tracing off.
+    in_lambda = bool(env.get("AWS_LAMBDA_FUNCTION_NAME")) and bool(env.get("_X_AMZN_TRACE_ID", "x"))
+    disabled = env.get("POWERTOOLS_TRACE_DISABLED", "").lower() in {"1", "true"}
+    return in_lambda and not disabled
+
+
+def read_auth_token(credentials: TwilioCredentials, ssm_client: object | None = None) -> str:
+    """The Twilio auth token: from SSM (deployed) or the plain variable (local only)."""
+    if credentials.auth_token_parameter is None:
+        assert credentials.auth_token is not None
+        return credentials.auth_token
+    if ssm_client is None:
+        import boto3
+
+        ssm_client = boto3.client("ssm")
+    response = ssm_client.get_parameter(  # type: ignore[attr-defined]
+        Name=credentials.auth_token_parameter, WithDecryption=True
+    )
+    return str(response["Parameter"]["Value"])

@@ -1,0 +1,73 @@
+"""What can go wrong, one class per failure.
+
+Business outcomes (an unknown nickname, a taken name) are *not* exceptions: they are replies.
+These are the failures of the machinery, translated from SDK errors at the adapter edge.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ClaimHeldElsewhere",
+    "ClaimLost",
+    "LockContended",
+    "LockLost",
+    "PoisonMessage",
+    "QueueUnavailable",
+    "RetryLater",
+    "SmsPermanentlyRefused",
+    "SmsTemporarilyFailed",
+    "StaleRead",
+    "StoreUnavailable",
+]
+
+
+class RetryLater(Exception):
+    """The message should be retried; `retry_after` seconds is a hint for its next visibility."""
+
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class StoreUnavailable(RetryLater):
+    """DynamoDB throttled, failed or could not be reached."""
+
+
+class QueueUnavailable(RetryLater):
+    """SQS throttled, failed or could not be reached."""
+
+
+class LockContended(RetryLater):
+    """Another live invocation holds a player's lock."""
+
+
+class LockLost(RetryLater):
+    """Our lock lease expired (or was taken over) before we committed: nothing was written."""
+
+
+class ClaimHeldElsewhere(RetryLater):
+    """Another live invocation is processing the same inbound SMS right now."""
+
+
+class StaleRead(Exception):
+    """A lock-free read (a nickname lookup) was overtaken before the commit; run the attempt again."""
+
+
+class SmsTemporarilyFailed(RetryLater):
+    """Twilio could not take the SMS now (429, 5xx, network); sending it again may work."""
+
+
+class SmsPermanentlyRefused(Exception):
+    """Twilio refused the SMS for good (opted out, invalid number, ...): record it, never retry."""
+
+    def __init__(self, message: str, code: int | None) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class PoisonMessage(Exception):
+    """A record that can never be processed (not JSON, no From or Body): dead-letter it."""
+
+
+class ClaimLost(RetryLater):
+    """Our in-progress claim was taken over before we committed: nothing was written."""

@@ -1,0 +1,531 @@
+"""The DynamoDB adapter: idempotency records, player leases, nicknames and the atomic commit.
+
+Every write here is conditional. The conditions *are* the protocol; docs/protocol.md walks
+through them with timelines. Table formats (kept from the original SRPS, extended):
+
+* GameState, key ``phone_number``: ``player_id``, ``nickname``, ``display_name``, ``games``,
+  ``challenges``, ``wins``, ``losses``, ``ties``, ``streak`` and, while locked,
+  ``user_locked = {lock_uuid, expiration_epoch_timestamp}``.
+* Nickname, key ``nickname`` (lowercase): ``display_name``, ``phone_number``.
+* Idempotency, key ``messageId`` (the inbound SMS id): ``status``, ``attempt_id``,
+  ``in_progress_expiration``, ``TTLEpochTimestamp`` (DynamoDB TTL), and once completed
+  ``outbox``, ``delivered``, ``outbox_lease``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from decimal import Decimal
+from typing import Any
+
+from botocore.exceptions import BotoCoreError, ClientError
+
+from serverless_rps.exceptions import (
+    ClaimHeldElsewhere,
+    ClaimLost,
+    LockContended,
+    LockLost,
+    StaleRead,
+    StoreUnavailable,
+)
+from serverless_rps.game import Challenge, Decision, PendingThrow, Player
+from serverless_rps.observability import logger, mask_phone
+from serverless_rps.ports import Claim, CompletedRecord, LockedPlayer, OutboundSms
+from serverless_rps.rules import Move
+
+__all__ = ["DynamoGameStore", "TableNames"]
+
+IN_PROGRESS = "IN_PROGRESS"
+COMPLETED = "COMPLETED"
+# BatchGetItem takes at most 100 keys; a player has at most 20 + 50 counterparts (game.Limits).
+_BATCH_GET_LIMIT = 100
+
+
+class TableNames:
+    def __init__(self, game_state: str, nickname: str, idempotency: str) -> None:
+        self.game_state = game_state
+        self.nickname = nickname
+        self.idempotency = idempotency
+
+
+class DynamoGameStore:
+    def __init__(
+        self,
+        dynamodb_client: Any,
+        tables: TableNames,
+        *,
+        lock_lease_seconds: float,
+        in_progress_expiry_seconds: float,
+        completed_record_seconds: float,
+    ) -> None:
+        self._dynamodb = dynamodb_client
+        self._tables = tables
+        self._lease = lock_lease_seconds
+        self._in_progress_expiry = in_progress_expiry_seconds
+        self._completed_lifetime = completed_record_seconds
+
+    # -- idempotency -------------------------------------------------------------------------
+
+    def claim(self, key: str, attempt_id: str, now: float) -> Claim | CompletedRecord:
+        # A claim may be taken if nobody has it, or if an in-progress claim has expired:
+        #
+        #   attempt A  |--claim--...process...--X (dies: no finally, record stays IN_PROGRESS)
+        #   attempt B             claim fails (A live)        claim succeeds (A expired) --commit-->
+        #              0                                  in_progress_expiration
+        #
+        # A COMPLETED record is never overwritten: its message's effect has happened.
+        expiry = now + self._in_progress_expiry
+        with _translated("claim the message"):
+            try:
+                self._dynamodb.put_item(
+                    TableName=self._tables.idempotency,
+                    Item={
+                        "messageId": {"S": key},
+                        "status": {"S": IN_PROGRESS},
+                        "attempt_id": {"S": attempt_id},
+                        "in_progress_expiration": _number(expiry),
+                        "TTLEpochTimestamp": _number(int(now + self._completed_lifetime)),
+                    },
+                    ConditionExpression=(
+                        "attribute_not_exists(messageId) OR "
+                        "(#status = :in_progress AND in_progress_expiration < :now)"
+                    ),
+                    ExpressionAttributeNames={"#status": "status"},
+                    ExpressionAttributeValues={":in_progress": {"S": IN_PROGRESS}, ":now": _number(now)},
+                    ReturnValuesOnConditionCheckFailure="ALL_OLD",
+                )
+            except ClientError as exc:
+                if not _is_condition_failure(exc):
+                    raise
+                existing: dict[str, Any] | None = exc.response.get("Item")  # type: ignore[assignment]
+                existing = existing or self._get_idempotency_item(key)
+                if existing is None:  # deleted in between (abandoned): let the retry claim it
+                    raise ClaimHeldElsewhere("claim vanished while checking it", retry_after=0) from exc
+                if existing["status"]["S"] == COMPLETED:
+                    return _completed_record(key, existing)
+                remaining = float(existing["in_progress_expiration"]["N"]) - now
+                raise ClaimHeldElsewhere("another attempt is processing this message", remaining) from exc
+        return Claim(key, attempt_id)
+
+    def abandon(self, claim: Claim) -> None:
+        with _translated("abandon the claim"):
+            try:
+                self._dynamodb.delete_item(
+                    TableName=self._tables.idempotency,
+                    Key={"messageId": {"S": claim.key}},
+                    ConditionExpression="attempt_id = :me AND #status = :in_progress",
+                    ExpressionAttributeNames={"#status": "status"},
+                    ExpressionAttributeValues={
+                        ":me": {"S": claim.attempt_id},
+                        ":in_progress": {"S": IN_PROGRESS},
+                    },
+                )
+            except ClientError as exc:
+                if not _is_condition_failure(exc):
+                    raise
+                # Not ours any more (taken over) or completed after all: nothing to give up.
+
+    def lease_outbox(self, record: CompletedRecord, attempt_id: str, now: float) -> bool:
+        # The attempt that committed holds the outbox lease while it sends. A redelivery may send
+        # the missing replies only once that lease has expired, so two live attempts never send
+        # the same reply:
+        #
+        #   attempt A  --commit(lease A)--send 0--X (dies before sending 1)
+        #   attempt B        lease fails (A live) ...   lease succeeds (A expired) --send 1-->
+        with _translated("lease the outbox"):
+            try:
+                self._dynamodb.update_item(
+                    TableName=self._tables.idempotency,
+                    Key={"messageId": {"S": record.key}},
+                    UpdateExpression="SET outbox_lease = :lease",
+                    ConditionExpression="#status = :completed AND outbox_lease.expires_at < :now",
+                    ExpressionAttributeNames={"#status": "status"},
+                    ExpressionAttributeValues={
+                        ":lease": _lease_value(attempt_id, now + self._lease),
+                        ":completed": {"S": COMPLETED},
+                        ":now": _number(now),
+                    },
+                )
+            except ClientError as exc:
+                if _is_condition_failure(exc):
+                    return False
+                raise
+        return True
+
+    def release_outbox(self, key: str, attempt_id: str) -> None:
+        with _translated("release the outbox"):
+            try:
+                self._dynamodb.update_item(
+                    TableName=self._tables.idempotency,
+                    Key={"messageId": {"S": key}},
+                    UpdateExpression="SET outbox_lease.expires_at = :expired",
+                    ConditionExpression="outbox_lease.#owner = :me",
+                    ExpressionAttributeNames={"#owner": "owner"},
+                    ExpressionAttributeValues={":me": {"S": attempt_id}, ":expired": _number(0)},
+                )
+            except ClientError as exc:
+                if not _is_condition_failure(exc):
+                    raise
+
+    def record_delivery(self, key: str, index: int, outcome: str) -> None:
+        with _translated("record a delivery"):
+            self._dynamodb.update_item(
+                TableName=self._tables.idempotency,
+                Key={"messageId": {"S": key}},
+                UpdateExpression="SET delivered.#index = :outcome",
+                ConditionExpression="attribute_exists(messageId)",
+                ExpressionAttributeNames={"#index": str(index)},
+                ExpressionAttributeValues={":outcome": {"S": outcome}},
+            )
+
+    def _get_idempotency_item(self, key: str) -> dict[str, Any] | None:
+        response = self._dynamodb.get_item(
+            TableName=self._tables.idempotency, Key={"messageId": {"S": key}}, ConsistentRead=True
+        )
+        item: dict[str, Any] | None = response.get("Item")
+        return item
+
+    # -- reads without locks -----------------------------------------------------------------
+
+    def nickname_owner(self, nickname: str) -> str | None:
+        with _translated("look up a nickname"):
+            response = self._dynamodb.get_item(
+                TableName=self._tables.nickname, Key={"nickname": {"S": nickname}}, ConsistentRead=True
+            )
+        item = response.get("Item")
+        return str(item["phone_number"]["S"]) if item else None
+
+    def get_player(self, phone: str) -> Player | None:
+        with _translated("read a player"):
+            response = self._dynamodb.get_item(
+                TableName=self._tables.game_state, Key={"phone_number": {"S": phone}}, ConsistentRead=True
+            )
+        item = response.get("Item")
+        return _player_from_item(item) if item else None
+
+    def get_players(self, phones: Sequence[str]) -> dict[str, Player]:
+        players: dict[str, Player] = {}
+        wanted = list(dict.fromkeys(phones))[:_BATCH_GET_LIMIT]
+        keys = [{"phone_number": {"S": phone}} for phone in wanted]
+        with _translated("read players"):
+            while keys:
+                response = self._dynamodb.batch_get_item(
+                    RequestItems={self._tables.game_state: {"Keys": keys, "ConsistentRead": True}}
+                )
+                for item in response.get("Responses", {}).get(self._tables.game_state, []):
+                    player = _player_from_item(item)
+                    if player is not None:
+                        players[player.phone] = player
+                unprocessed = response.get("UnprocessedKeys", {}).get(self._tables.game_state)
+                keys = unprocessed["Keys"] if unprocessed else []
+        return players
+
+    # -- leases ------------------------------------------------------------------------------
+
+    def lock(self, phone: str, lock_id: str, now: float) -> LockedPlayer:
+        # The lease is taken and the record read in one request. An expired lease is taken over:
+        #
+        #   attempt A  --lock(expires T)--...frozen or dead...             commit fails (fenced)
+        #   attempt B            lock fails (A live)   lock succeeds (T passed) --commit-->
+        #                                           T
+        expires_at = now + self._lease
+        with _translated("lock a player"):
+            try:
+                response = self._dynamodb.update_item(
+                    TableName=self._tables.game_state,
+                    Key={"phone_number": {"S": phone}},
+                    UpdateExpression="SET user_locked = :lock",
+                    ConditionExpression=(
+                        "attribute_not_exists(user_locked) OR user_locked.expiration_epoch_timestamp < :now"
+                    ),
+                    ExpressionAttributeValues={
+                        ":lock": _lock_value(lock_id, expires_at),
+                        ":now": _number(now),
+                    },
+                    ReturnValues="ALL_NEW",
+                    ReturnValuesOnConditionCheckFailure="ALL_OLD",
+                )
+            except ClientError as exc:
+                if not _is_condition_failure(exc):
+                    raise
+                old: dict[str, Any] = exc.response.get("Item") or {}  # type: ignore[assignment]
+                held = old.get("user_locked", {}).get("M", {})
+                held_until = float(held.get("expiration_epoch_timestamp", {}).get("N", now))
+                raise LockContended(f"player {mask_phone(phone)} is locked", held_until - now) from exc
+        return LockedPlayer(phone, lock_id, expires_at, _player_from_item(response["Attributes"]))
+
+    def release(self, locked: LockedPlayer) -> None:
+        """Give the lease back without changing the player (used only when nothing was committed)."""
+        held = {":me": {"S": locked.lock_id}}
+        with _translated("release a lock"):
+            try:
+                if locked.player is None:
+                    # The lock created this bare row; remove it rather than leave a stranger's row.
+                    self._dynamodb.delete_item(
+                        TableName=self._tables.game_state,
+                        Key={"phone_number": {"S": locked.phone}},
+                        ConditionExpression="user_locked.lock_uuid = :me AND attribute_not_exists(player_id)",
+                        ExpressionAttributeValues=held,
+                    )
+                else:
+                    self._dynamodb.update_item(
+                        TableName=self._tables.game_state,
+                        Key={"phone_number": {"S": locked.phone}},
+                        UpdateExpression="REMOVE user_locked",
+                        ConditionExpression="user_locked.lock_uuid = :me",
+                        ExpressionAttributeValues=held,
+                    )
+            except ClientError as exc:
+                if not _is_condition_failure(exc):
+                    raise
+                # Already taken over after expiry, or released by our own commit: nothing to do.
+
+    # -- the commit --------------------------------------------------------------------------
+
+    def commit(
+        self,
+        claim: Claim,
+        locked: Sequence[LockedPlayer],
+        decision: Decision,
+        outbox: Sequence[OutboundSms],
+        now: float,
+    ) -> CompletedRecord:
+        """One TransactWriteItems: players (releasing their leases), nicknames, the completed record.
+
+        Every player write is fenced: it happens only if we still hold that player's lease and
+        the lease has not expired. The idempotency record completes only if our claim is still
+        ours. The request token makes an SDK retry of a commit whose response was lost succeed
+        instead of failing its own conditions.
+        """
+        items: list[dict[str, Any]] = []
+        kinds: list[str] = []
+        for held in locked:
+            items.append(self._player_write(held, decision, now))
+            kinds.append("lock")
+        if decision.claim_nickname is not None:
+            items.append(self._nickname_claim(decision.claim_nickname))
+            kinds.append("nickname")
+        if decision.release_nickname is not None:
+            items.append(
+                self._nickname_release(decision.release_nickname, _nickname_holder(locked, decision))
+            )
+            kinds.append("nickname")
+        items.append(self._completion(claim, outbox, now))
+        kinds.append("claim")
+
+        with _translated("commit"):
+            try:
+                self._dynamodb.transact_write_items(
+                    TransactItems=items, ClientRequestToken=claim.attempt_id[:36]
+                )
+            except ClientError as exc:
+                if exc.response.get("Error", {}).get("Code") != "TransactionCanceledException":
+                    raise
+                _raise_for_cancellation(exc, kinds)
+        return CompletedRecord(claim.key, tuple(outbox), {})
+
+    def _player_write(self, held: LockedPlayer, decision: Decision, now: float) -> dict[str, Any]:
+        fence = {
+            "TableName": self._tables.game_state,
+            "ConditionExpression": (
+                "user_locked.lock_uuid = :me AND user_locked.expiration_epoch_timestamp > :now"
+            ),
+            "ExpressionAttributeValues": {":me": {"S": held.lock_id}, ":now": _number(now)},
+        }
+        after = decision.players.get(held.phone, held.player)
+        if after is None:
+            return {"Delete": {**fence, "Key": {"phone_number": {"S": held.phone}}}}
+        # A Put without `user_locked` writes the new state and releases the lease in one step.
+        return {"Put": {**fence, "Item": _player_to_item(after.pruned(now))}}
+
+    def _nickname_claim(self, player: Player) -> dict[str, Any]:
+        # Case-insensitive uniqueness: the key is the lowercase name; the row may be rewritten
+        # only by its owner (to change the display case).
+        return {
+            "Put": {
+                "TableName": self._tables.nickname,
+                "Item": {
+                    "nickname": {"S": player.nickname},
+                    "display_name": {"S": player.display_name},
+                    "phone_number": {"S": player.phone},
+                },
+                "ConditionExpression": "attribute_not_exists(nickname) OR phone_number = :me",
+                "ExpressionAttributeValues": {":me": {"S": player.phone}},
+            }
+        }
+
+    def _nickname_release(self, nickname: str, owner: str) -> dict[str, Any]:
+        return {
+            "Delete": {
+                "TableName": self._tables.nickname,
+                "Key": {"nickname": {"S": nickname}},
+                "ConditionExpression": "phone_number = :me",
+                "ExpressionAttributeValues": {":me": {"S": owner}},
+            }
+        }
+
+    def _completion(self, claim: Claim, outbox: Sequence[OutboundSms], now: float) -> dict[str, Any]:
+        return {
+            "Put": {
+                "TableName": self._tables.idempotency,
+                "Item": {
+                    "messageId": {"S": claim.key},
+                    "status": {"S": COMPLETED},
+                    "attempt_id": {"S": claim.attempt_id},
+                    "completed_at": _number(now),
+                    "TTLEpochTimestamp": _number(int(now + self._completed_lifetime)),
+                    "outbox": {"L": [_sms_value(sms) for sms in outbox]},
+                    "delivered": {"M": {}},
+                    "outbox_lease": _lease_value(claim.attempt_id, now + self._lease),
+                },
+                "ConditionExpression": "attempt_id = :me AND #status = :in_progress",
+                "ExpressionAttributeNames": {"#status": "status"},
+                "ExpressionAttributeValues": {
+                    ":me": {"S": claim.attempt_id},
+                    ":in_progress": {"S": IN_PROGRESS},
+                },
+            }
+        }
+
+
+def _nickname_holder(locked: Sequence[LockedPlayer], decision: Decision) -> str:
+    """The phone giving up a nickname: the one locked player that held it."""
+    for held in locked:
+        if held.player is not None and held.player.nickname == decision.release_nickname:
+            return held.phone
+    raise ValueError("a nickname can be released only by its locked owner")
+
+
+def _raise_for_cancellation(exc: ClientError, kinds: list[str]) -> None:
+    reasons = exc.response.get("CancellationReasons") or []
+    codes = [reason.get("Code", "None") for reason in reasons]
+    for kind, code in zip(kinds, codes, strict=False):
+        if code != "ConditionalCheckFailed":
+            continue
+        if kind == "lock":
+            raise LockLost("a lock lease expired or was taken over before the commit") from exc
+        if kind == "nickname":
+            raise StaleRead("a nickname changed hands after it was read") from exc
+        raise ClaimLost("the claim was taken over before the commit") from exc
+    if any(code in {"ThrottlingError", "ProvisionedThroughputExceeded"} for code in codes):
+        raise StoreUnavailable("the commit was throttled", retry_after=1) from exc
+    # TransactionConflict: another transaction touched one of our items at the same moment.
+    raise StoreUnavailable(f"the commit was cancelled: {codes}", retry_after=0.5) from exc
+
+
+@contextmanager
+def _translated(action: str) -> Iterator[None]:
+    """SDK errors become StoreUnavailable at this edge; condition failures are left to the caller."""
+    try:
+        yield
+    except ClientError as exc:
+        if _is_condition_failure(exc) or exc.response.get("Error", {}).get("Code") == (
+            "TransactionCanceledException"
+        ):
+            raise
+        code = exc.response.get("Error", {}).get("Code", "Unknown")
+        logger.warning("DynamoDB refused a request", extra={"action": action, "error_code": code})
+        raise StoreUnavailable(f"could not {action}: {code}", retry_after=1) from exc
+    except BotoCoreError as exc:
+        logger.warning("DynamoDB unreachable", extra={"action": action, "error": type(exc).__name__})
+        raise StoreUnavailable(f"could not {action}: {type(exc).__name__}", retry_after=1) from exc
+
+
+def _is_condition_failure(exc: ClientError) -> bool:
+    return bool(exc.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException")
+
+
+# -- item formats ------------------------------------------------------------------------------
+
+
+def _number(value: float) -> dict[str, str]:
+    return {"N": str(Decimal(str(round(value, 3))))}
+
+
+def _lock_value(lock_id: str, expires_at: float) -> dict[str, Any]:
+    return {"M": {"lock_uuid": {"S": lock_id}, "expiration_epoch_timestamp": _number(expires_at)}}
+
+
+def _lease_value(owner: str, expires_at: float) -> dict[str, Any]:
+    return {"M": {"owner": {"S": owner}, "expires_at": _number(expires_at)}}
+
+
+def _sms_value(sms: OutboundSms) -> dict[str, Any]:
+    return {"M": {"to": {"S": sms.to}, "from": {"S": sms.from_}, "body": {"S": sms.body}}}
+
+
+def _completed_record(key: str, item: dict[str, Any]) -> CompletedRecord:
+    outbox = tuple(
+        OutboundSms(entry["M"]["to"]["S"], entry["M"]["from"]["S"], entry["M"]["body"]["S"])
+        for entry in item.get("outbox", {}).get("L", [])
+    )
+    delivered = {int(index): value["S"] for index, value in item.get("delivered", {}).get("M", {}).items()}
+    return CompletedRecord(key, outbox, delivered)
+
+
+def _player_to_item(player: Player) -> dict[str, Any]:
+    return {
+        "phone_number": {"S": player.phone},
+        "player_id": {"S": player.player_id},
+        "nickname": {"S": player.nickname},
+        "display_name": {"S": player.display_name},
+        "games": {
+            "M": {
+                phone: {
+                    "M": {
+                        "move": {"S": entry.move.value},
+                        "opponent_player_id": {"S": entry.opponent_player_id},
+                        "expires_epoch_timestamp": _number(entry.expires_at),
+                    }
+                }
+                for phone, entry in player.games.items()
+            }
+        },
+        "challenges": {
+            "M": {
+                phone: {
+                    "M": {
+                        "challenger_player_id": {"S": entry.challenger_player_id},
+                        "expires_epoch_timestamp": _number(entry.expires_at),
+                    }
+                }
+                for phone, entry in player.challenges.items()
+            }
+        },
+        "wins": _number(player.wins),
+        "losses": _number(player.losses),
+        "ties": _number(player.ties),
+        "streak": _number(player.streak),
+    }
+
+
+def _player_from_item(item: dict[str, Any]) -> Player | None:
+    if "player_id" not in item:
+        return None  # a bare row created by a lock on a phone that has no player
+    games = {
+        phone: PendingThrow(
+            Move(entry["M"]["move"]["S"]),
+            entry["M"]["opponent_player_id"]["S"],
+            float(entry["M"]["expires_epoch_timestamp"]["N"]),
+        )
+        for phone, entry in item.get("games", {}).get("M", {}).items()
+    }
+    challenges = {
+        phone: Challenge(
+            entry["M"]["challenger_player_id"]["S"], float(entry["M"]["expires_epoch_timestamp"]["N"])
+        )
+        for phone, entry in item.get("challenges", {}).get("M", {}).items()
+    }
+    return Player(
+        phone=item["phone_number"]["S"],
+        player_id=item["player_id"]["S"],
+        nickname=item["nickname"]["S"],
+        display_name=item["display_name"]["S"],
+        games=games,
+        challenges=challenges,
+        wins=int(Decimal(item.get("wins", {}).get("N", "0"))),
+        losses=int(Decimal(item.get("losses", {}).get("N", "0"))),
+        ties=int(Decimal(item.get("ties", {}).get("N", "0"))),
+        streak=int(Decimal(item.get("streak", {}).get("N", "0"))),
+    )

@@ -1,0 +1,66 @@
+"""The SQS adapter: putting messages on the incoming queue, asking for a quick redelivery, and
+parking poison messages on the dead-letter queue with the reason they could not be processed."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from botocore.exceptions import BotoCoreError, ClientError
+
+from serverless_rps.exceptions import QueueUnavailable
+
+__all__ = ["DeadLetterQueue", "IncomingQueue"]
+
+# SQS caps a message's visibility timeout at 12 hours.
+_MAX_VISIBILITY_SECONDS = 12 * 60 * 60
+
+
+class IncomingQueue:
+    """The queue between the webhook and the game function."""
+
+    def __init__(self, sqs_client: Any, queue_url: str) -> None:
+        self._sqs = sqs_client
+        self._queue_url = queue_url
+
+    def enqueue(self, inbound_sms: Mapping[str, str]) -> str:
+        """Put one inbound SMS (Twilio's parameter names) on the queue; returns the SQS message id."""
+        try:
+            response = self._sqs.send_message(
+                QueueUrl=self._queue_url, MessageBody=json.dumps(dict(inbound_sms), sort_keys=True)
+            )
+        except (BotoCoreError, ClientError) as exc:
+            raise QueueUnavailable("could not enqueue the inbound SMS") from exc
+        return str(response["MessageId"])
+
+    def redeliver_in(self, receipt_handle: str, seconds: float) -> None:
+        """Make a message that failed visible again after `seconds` instead of the full timeout."""
+        delay = max(0, min(int(seconds + 0.999), _MAX_VISIBILITY_SECONDS))
+        try:
+            self._sqs.change_message_visibility(
+                QueueUrl=self._queue_url, ReceiptHandle=receipt_handle, VisibilityTimeout=delay
+            )
+        except (BotoCoreError, ClientError) as exc:
+            raise QueueUnavailable("could not shorten the visibility timeout") from exc
+
+
+class DeadLetterQueue:
+    """Where messages that can never succeed are kept, with the reason, for an operator."""
+
+    def __init__(self, sqs_client: Any, queue_url: str) -> None:
+        self._sqs = sqs_client
+        self._queue_url = queue_url
+
+    def park(self, original_body: str, reason: str, source_message_id: str) -> None:
+        try:
+            self._sqs.send_message(
+                QueueUrl=self._queue_url,
+                MessageBody=original_body if original_body else "<empty>",
+                MessageAttributes={
+                    "reason": {"DataType": "String", "StringValue": reason[:1000]},
+                    "source_message_id": {"DataType": "String", "StringValue": source_message_id},
+                },
+            )
+        except (BotoCoreError, ClientError) as exc:
+            raise QueueUnavailable("could not park the message on the dead-letter queue") from exc

@@ -1,0 +1,114 @@
+"""The two external systems the message processor talks to, as small protocols.
+
+`GameStore` is DynamoDB (adapter: `game_store.DynamoGameStore`); `SmsSender` is Twilio
+(adapter: `sms_gateway.TwilioSmsGateway`). Tests use the real store on moto, and either the real
+Twilio client against the local Twilio-compatible API or a hand-written fake sender.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from serverless_rps.game import Decision, Player
+
+__all__ = [
+    "Claim",
+    "CompletedRecord",
+    "GameStore",
+    "LockedPlayer",
+    "OutboundSms",
+    "SmsSender",
+]
+
+
+@dataclass(frozen=True)
+class OutboundSms:
+    """One reply in the outbox: sent after the commit, recorded once Twilio has it."""
+
+    to: str
+    from_: str
+    body: str
+
+
+@dataclass(frozen=True)
+class Claim:
+    """We own the in-progress idempotency record for `key` under `attempt_id`."""
+
+    key: str
+    attempt_id: str
+
+
+@dataclass(frozen=True)
+class CompletedRecord:
+    """The message's effect is committed; `delivered` maps outbox index -> Twilio SID or refusal."""
+
+    key: str
+    outbox: tuple[OutboundSms, ...]
+    delivered: Mapping[int, str] = field(default_factory=dict)
+
+    def undelivered(self) -> list[int]:
+        return [index for index in range(len(self.outbox)) if index not in self.delivered]
+
+
+@dataclass(frozen=True)
+class LockedPlayer:
+    """A player record we hold the lease on, as read in the same request that took the lock.
+
+    `player` is None when the phone has no player (the lock created a bare row).
+    """
+
+    phone: str
+    lock_id: str
+    expires_at: float
+    player: Player | None
+
+
+class GameStore(Protocol):
+    def claim(self, key: str, attempt_id: str, now: float) -> Claim | CompletedRecord:
+        """Claim the message (or learn it is done). Raises ClaimHeldElsewhere if a live attempt has it."""
+
+    def abandon(self, claim: Claim) -> None:
+        """Give up an in-progress claim so a retry need not wait for it to expire."""
+
+    def nickname_owner(self, nickname: str) -> str | None: ...
+
+    def get_player(self, phone: str) -> Player | None: ...
+
+    def get_players(self, phones: Sequence[str]) -> dict[str, Player]: ...
+
+    def lock(self, phone: str, lock_id: str, now: float) -> LockedPlayer:
+        """Take the player's lease (taking over an expired one). Raises LockContended."""
+
+    def release(self, locked: LockedPlayer) -> None: ...
+
+    def commit(
+        self,
+        claim: Claim,
+        locked: Sequence[LockedPlayer],
+        decision: Decision,
+        outbox: Sequence[OutboundSms],
+        now: float,
+    ) -> CompletedRecord:
+        """Write the whole effect, release the locks and complete the claim, atomically.
+
+        Raises LockLost or ClaimLost if a lease or the claim is no longer ours, StaleRead if a
+        nickname changed hands since it was read.
+        """
+
+    def lease_outbox(self, record: CompletedRecord, attempt_id: str, now: float) -> bool:
+        """Take the right to send `record`'s undelivered replies; False if a live attempt has it."""
+
+    def release_outbox(self, key: str, attempt_id: str) -> None:
+        """Give the outbox lease back early (after a transient send failure)."""
+
+    def record_delivery(self, key: str, index: int, outcome: str) -> None: ...
+
+
+class SmsSender(Protocol):
+    def send(self, message: OutboundSms) -> str:
+        """Send and return Twilio's message SID.
+
+        Raises SmsPermanentlyRefused (never retry) or SmsTemporarilyFailed (retry later).
+        """

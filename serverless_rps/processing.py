@@ -1,0 +1,278 @@
+"""How one inbound SMS is processed, exactly once in effect. The protocol, step by step:
+
+1. **Claim** the idempotency record for the inbound SMS id (conditional put, short expiry).
+   Already completed -> only send the replies that were not sent yet, then stop.
+2. **Read** what needs no lock (nickname lookups), then **lock** the one or two players involved,
+   in ascending phone order, reading each record in the request that takes its lease.
+3. **Decide** (pure, `game`): new player states, nickname rows, replies.
+4. **Commit** it all in one transaction: players (fenced on our leases, which the write also
+   releases), nicknames, and the idempotency record turning completed with the replies (outbox).
+5. **Send** the replies, recording each one as it is accepted.
+
+If anything fails before the commit, the `finally` blocks give back the leases and the claim
+(best effort: if they cannot run, both simply expire). After the commit, nothing is undone: a
+failure leaves the outbox for the redelivery to finish. docs/protocol.md tells the whole story.
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import json
+import random
+import time
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from serverless_rps import game, replies
+from serverless_rps.exceptions import (
+    ClaimHeldElsewhere,
+    LockContended,
+    PoisonMessage,
+    SmsPermanentlyRefused,
+    SmsTemporarilyFailed,
+    StaleRead,
+)
+from serverless_rps.observability import logger, mask_phone
+from serverless_rps.parsing import (
+    Command,
+    ListGames,
+    OptIn,
+    OptOut,
+    ReplyOnly,
+    SetNickname,
+    ShowHelp,
+    ShowScore,
+    Throw,
+    parse,
+)
+from serverless_rps.ports import Claim, CompletedRecord, GameStore, LockedPlayer, OutboundSms, SmsSender
+
+__all__ = ["InboundSms", "MessageProcessor", "Result"]
+
+# A nickname read without a lock can change hands before the commit; a few fresh attempts settle it.
+_STALE_READ_ATTEMPTS = 3
+_LOCK_BACKOFF_FIRST_SECONDS = 0.05
+_LOCK_BACKOFF_CAP_SECONDS = 0.4
+
+
+@dataclass(frozen=True)
+class InboundSms:
+    """One SMS as Twilio posted it to the webhook, carried on the queue."""
+
+    message_sid: str | None
+    sender: str
+    recipient: str
+    body: str
+    transport_id: str
+
+    @property
+    def idempotency_key(self) -> str:
+        # Twilio may post the same SMS twice (two SQS messages): dedupe on the SMS, not the transport.
+        return self.message_sid or f"sqs:{self.transport_id}"
+
+    @classmethod
+    def from_queue_body(cls, body: str, transport_id: str) -> InboundSms:
+        """Raises PoisonMessage for a body that no retry could ever process."""
+        try:
+            fields: Any = json.loads(body)
+        except (TypeError, ValueError) as exc:
+            raise PoisonMessage("body is not JSON") from exc
+        if not isinstance(fields, dict):
+            raise PoisonMessage("body is not a JSON object")
+        for name in ("From", "To", "Body"):
+            if not isinstance(fields.get(name), str):
+                raise PoisonMessage(f"{name} is missing or not a string")
+        if not fields["From"].strip() or not fields["To"].strip():
+            raise PoisonMessage("From or To is empty")
+        sid = fields.get("MessageSid")
+        if sid is not None and (not isinstance(sid, str) or not sid.strip()):
+            raise PoisonMessage("MessageSid is not a non-empty string")
+        return cls(sid, fields["From"].strip(), fields["To"].strip(), fields["Body"], transport_id)
+
+
+class Result(enum.Enum):
+    PROCESSED = "processed"
+    DUPLICATE = "duplicate"
+    RESENT = "resent"
+
+
+class MessageProcessor:
+    def __init__(
+        self,
+        store: GameStore,
+        sender: SmsSender,
+        *,
+        limits: game.Limits,
+        lock_wait_seconds: float,
+        clock: Callable[[], float] = lambda: time.time(),
+        sleep: Callable[[float], None] = lambda seconds: time.sleep(seconds),
+        new_id: Callable[[], str] = lambda: uuid.uuid4().hex,
+        jitter: Callable[[], float] = random.random,
+    ) -> None:
+        self._store = store
+        self._sender = sender
+        self._limits = limits
+        self._lock_wait = lock_wait_seconds
+        self._clock = clock
+        self._sleep = sleep
+        self._new_id = new_id
+        self._jitter = jitter
+
+    def process(self, sms: InboundSms) -> Result:
+        attempt_id = self._new_id()
+        claimed = self._store.claim(sms.idempotency_key, attempt_id, self._clock())
+        if isinstance(claimed, CompletedRecord):
+            return self._finish_earlier_attempt(claimed, attempt_id)
+        record = self._apply(claimed, sms)
+        self._deliver(record, attempt_id)
+        return Result.PROCESSED
+
+    # -- before the commit ---------------------------------------------------------------------
+
+    def _apply(self, claim: Claim, sms: InboundSms) -> CompletedRecord:
+        command = parse(sms.body)
+        logger.info("processing", extra={"command": type(command).__name__, "sender": mask_phone(sms.sender)})
+        committed = False
+        try:
+            for attempt in range(1, _STALE_READ_ATTEMPTS + 1):
+                try:
+                    record = self._apply_command(claim, sms, command)
+                except StaleRead:
+                    if attempt == _STALE_READ_ATTEMPTS:
+                        raise
+                    logger.info("a nickname changed hands mid-attempt; reading again")
+                    continue
+                committed = True
+                return record
+            raise AssertionError("unreachable")
+        finally:
+            if not committed:
+                self._best_effort("abandon the claim", lambda: self._store.abandon(claim))
+
+    def _apply_command(self, claim: Claim, sms: InboundSms, command: Command) -> CompletedRecord:
+        phone, store = sms.sender, self._store
+        if isinstance(command, ShowHelp | ReplyOnly):
+            return self._commit(claim, sms, [], game.reply_only(phone, command.text))
+        if isinstance(command, OptIn):
+            return self._commit(claim, sms, [], game.reply_only(phone, replies.welcome_back()))
+        if isinstance(command, ShowScore):
+            return self._commit(claim, sms, [], game.show_score(phone, store.get_player(phone)))
+        if isinstance(command, ListGames):
+            me = store.get_player(phone)
+            others = store.get_players(me.counterpart_phones()) if me else {}
+            return self._commit(claim, sms, [], game.list_games(phone, me, others, self._clock()))
+        if isinstance(command, SetNickname):
+            owner = store.nickname_owner(command.key)
+            with self._locked(claim, [phone]) as locked:
+                decision = game.set_nickname(phone, locked[0].player, command, owner, self._new_id())
+                return self._commit(claim, sms, locked, decision)
+        if isinstance(command, Throw):
+            return self._throw(claim, sms, command)
+        if isinstance(command, OptOut):
+            with self._locked(claim, [phone]) as locked:
+                return self._commit(claim, sms, locked, game.opt_out(phone, locked[0].player))
+        raise TypeError(f"no handler for {command!r}")
+
+    def _throw(self, claim: Claim, sms: InboundSms, command: Throw) -> CompletedRecord:
+        phone = sms.sender
+        opponent_phone = self._store.nickname_owner(command.opponent_key)
+        if opponent_phone is None or opponent_phone == phone:
+            # Nothing changes on a throw at nobody or at yourself: answer without locking.
+            me = self._store.get_player(phone)
+            target = me if opponent_phone == phone else None
+            decision = game.throw(phone, me, target, command, self._clock(), self._limits)
+            return self._commit(claim, sms, [], decision)
+        with self._locked(claim, [phone, opponent_phone]) as locked:
+            players = {held.phone: held.player for held in locked}
+            opponent = players[opponent_phone]
+            if opponent is None or opponent.nickname != command.opponent_key:
+                raise StaleRead("the nickname moved to another phone after the lookup")
+            decision = game.throw(phone, players[phone], opponent, command, self._clock(), self._limits)
+            return self._commit(claim, sms, locked, decision)
+
+    def _commit(
+        self, claim: Claim, sms: InboundSms, locked: Sequence[LockedPlayer], decision: game.Decision
+    ) -> CompletedRecord:
+        # Replies leave from the number the player texted.
+        outbox = [OutboundSms(reply.to, sms.recipient, reply.body) for reply in decision.replies]
+        return self._store.commit(claim, locked, decision, outbox, self._clock())
+
+    @contextmanager
+    def _locked(self, claim: Claim, phones: Sequence[str]) -> Iterator[list[LockedPlayer]]:
+        """Lease the players in ascending phone order; give back what the commit did not release.
+
+        One canonical order means two players throwing at each other contend on the same first
+        lock, so one proceeds and the other waits, instead of each holding one and failing both.
+        """
+        held: list[LockedPlayer] = []
+        committed = False
+        try:
+            for phone in sorted(set(phones)):
+                held.append(self._lock_with_backoff(phone, claim.attempt_id))
+            yield held
+            committed = True
+        finally:
+            if not committed:
+                for locked in reversed(held):
+                    self._best_effort("release a lock", functools.partial(self._store.release, locked))
+
+    def _lock_with_backoff(self, phone: str, lock_id: str) -> LockedPlayer:
+        deadline = self._clock() + self._lock_wait
+        delay = _LOCK_BACKOFF_FIRST_SECONDS
+        while True:
+            try:
+                return self._store.lock(phone, lock_id, self._clock())
+            except LockContended:
+                # Full jitter: concurrent waiters spread out instead of retrying in step.
+                pause = delay * self._jitter()
+                if self._clock() + pause >= deadline:
+                    raise
+                self._sleep(pause)
+                delay = min(delay * 2, _LOCK_BACKOFF_CAP_SECONDS)
+
+    # -- after the commit ----------------------------------------------------------------------
+
+    def _finish_earlier_attempt(self, record: CompletedRecord, attempt_id: str) -> Result:
+        if not record.undelivered():
+            logger.info("duplicate of a completed message; nothing to do")
+            return Result.DUPLICATE
+        if not self._store.lease_outbox(record, attempt_id, self._clock()):
+            raise ClaimHeldElsewhere("another attempt is sending this message's replies", retry_after=5)
+        logger.info(
+            "completed earlier; sending the replies it did not send",
+            extra={"missing": len(record.undelivered())},
+        )
+        self._deliver(record, attempt_id)
+        return Result.RESENT
+
+    def _deliver(self, record: CompletedRecord, attempt_id: str) -> None:
+        for index in record.undelivered():
+            sms = record.outbox[index]
+            try:
+                outcome = self._sender.send(sms)
+            except SmsPermanentlyRefused as refusal:
+                # Recorded, never retried: Twilio will refuse it again (e.g. the player texted STOP).
+                logger.warning(
+                    "Twilio refused a reply for good", extra={"code": refusal.code, "to": mask_phone(sms.to)}
+                )
+                outcome = f"refused:{refusal.code}"
+            except SmsTemporarilyFailed:
+                # Let the redelivery send at once instead of waiting for our lease to expire.
+                self._best_effort(
+                    "release the outbox", lambda: self._store.release_outbox(record.key, attempt_id)
+                )
+                raise
+            # The one window for a duplicate SMS: Twilio has accepted it and we die before this write.
+            self._store.record_delivery(record.key, index, outcome)
+
+    @staticmethod
+    def _best_effort(action: str, call: Callable[[], None]) -> None:
+        """Clean-up that must never fail the message: what it cannot do, expiry does."""
+        try:
+            call()
+        except Exception as exc:  # noqa: BLE001 - a failed clean-up is logged, the lease expires
+            logger.warning("clean-up failed; relying on expiry", extra={"action": action, "error": repr(exc)})

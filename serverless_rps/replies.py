@@ -1,0 +1,223 @@
+"""Every SMS the game can send, in one place, so wording can be read, reviewed and length-checked.
+
+Pure: standard library only. Each reply fits one SMS segment: at most 160 characters from the
+GSM-7 basic character set (a test calls every public function here with worst-case arguments).
+Never echo raw player input: only validated nicknames and moves are interpolated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from serverless_rps.rules import Move, Outcome
+
+__all__ = [
+    "GSM7_BASIC",
+    "SEGMENT_LIMIT",
+    "already_thrown",
+    "cannot_throw_at_self",
+    "challenged",
+    "empty_message",
+    "games_summary",
+    "help_overview",
+    "help_topic",
+    "is_single_segment",
+    "nick_changed",
+    "nick_invalid",
+    "nick_registered",
+    "nick_taken",
+    "nick_unchanged",
+    "nick_usage",
+    "not_registered",
+    "opponent_too_busy",
+    "result",
+    "score",
+    "throw_usage",
+    "throw_waiting",
+    "too_many_open_games",
+    "unknown_command",
+    "unknown_help_topic",
+    "unknown_move",
+    "unknown_player",
+    "welcome_back",
+]
+
+SEGMENT_LIMIT = 160
+
+# The GSM 03.38 basic character set (no escape-table characters: they cost two septets).
+GSM7_BASIC = frozenset(
+    "@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !\"#¤%&'()*+,-./0123456789:;<=>?"
+    "¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà"
+)
+
+
+def is_single_segment(text: str) -> bool:
+    return len(text) <= SEGMENT_LIMIT and all(character in GSM7_BASIC for character in text)
+
+
+_HELP_TOPICS = {
+    "nick": "NICK <name> sets your nickname: 3-15 letters, digits or _. Others use it to play you.",
+    "throw": (
+        "THROW <move> <nick> plays a nickname. Moves: rock, paper, scissors (or r, p, s). "
+        "Short forms: T, PLAY, or just: rock bob"
+    ),
+    "games": "GAMES lists whom you are waiting on and who is waiting on you.",
+    "score": "SCORE shows your wins, losses, ties and current streak.",
+    "stop": "STOP deletes your data and cancels your open games. START to come back.",
+}
+_TOPIC_ALIASES = {
+    "name": "nick",
+    "t": "throw",
+    "play": "throw",
+    "p": "throw",
+    "quit": "stop",
+    "start": "stop",
+}
+
+
+def help_overview() -> str:
+    return (
+        "Rock-paper-scissors by SMS! NICK <name> to join, THROW <rock|paper|scissors> <nick> to play, "
+        "GAMES, SCORE. HELP <command> for more."
+    )
+
+
+def help_topic(topic: str) -> str | None:
+    """Help for one command, or None if there is no such command."""
+    topic = topic.lower()
+    return _HELP_TOPICS.get(_TOPIC_ALIASES.get(topic, topic))
+
+
+def unknown_help_topic() -> str:
+    return "There's no help on that. Commands: NICK, THROW, GAMES, SCORE, STOP. Text HELP for more."
+
+
+def empty_message() -> str:
+    return "Your message was empty. Text HELP to see the commands."
+
+
+def unknown_command() -> str:
+    return "Sorry, I didn't get that. Text HELP to see the commands."
+
+
+def nick_usage() -> str:
+    return "Text NICK and a name to join, like: NICK alice"
+
+
+def nick_invalid() -> str:
+    return "Nicknames are 3-15 letters, digits or _ and can't be a command or a move. Try another."
+
+
+def nick_taken(name: str) -> str:
+    return f"Sorry, {name} is taken. Text NICK with another name."
+
+
+def nick_registered(name: str) -> str:
+    return f"Welcome, {name}! Challenge someone: THROW <rock|paper|scissors> <their nick>. HELP for more."
+
+
+def nick_changed(old: str, new: str) -> str:
+    return f"You're now {new} (was {old}). Games in progress carry on."
+
+
+def nick_unchanged(name: str) -> str:
+    return f"You're already {name}."
+
+
+def not_registered() -> str:
+    return "Pick a nickname first: text NICK and a name, like NICK alice"
+
+
+def throw_usage() -> str:
+    return "To play, text THROW, a move and a nickname, like: THROW rock bob"
+
+
+def unknown_move() -> str:
+    return "Moves are rock, paper or scissors (r, p, s). Like: THROW rock bob"
+
+
+def unknown_player(name: str | None) -> str:
+    if name is None:
+        return "That's not a nickname anyone can have. Text GAMES to see your games."
+    return f"No player is called {name}. Check the spelling, or ask them to text NICK."
+
+
+def cannot_throw_at_self() -> str:
+    return "You can't play yourself. Challenge another nickname."
+
+
+def already_thrown(opponent: str) -> str:
+    return f"You already threw at {opponent}. Wait for their move; I'll text you the result."
+
+
+def too_many_open_games(limit: int) -> str:
+    return f"You have {limit} open games, the most allowed. Wait for some answers first (GAMES)."
+
+
+def opponent_too_busy(opponent: str) -> str:
+    return f"{opponent} has too many open challenges right now. Try again later."
+
+
+def throw_waiting(opponent: str, move: Move) -> str:
+    return f"You threw {move.value} at {opponent}. I'll text you when they answer."
+
+
+def challenged(challenger: str) -> str:
+    return (
+        f"{challenger} challenged you to rock-paper-scissors! Reply THROW <rock|paper|scissors> {challenger}"
+    )
+
+
+_HEADLINE = {Outcome.WIN: "You won!", Outcome.LOSS: "You lost.", Outcome.TIE: "A tie!"}
+
+
+def result(outcome: Outcome, mine: Move, theirs: Move, opponent: str) -> str:
+    if outcome is Outcome.WIN:
+        detail = f"Your {mine.value} beat {opponent}'s {theirs.value}."
+    elif outcome is Outcome.LOSS:
+        detail = f"{opponent}'s {theirs.value} beat your {mine.value}."
+    else:
+        detail = f"You both threw {mine.value} against {opponent}."
+    return f"{_HEADLINE[outcome]} {detail} SCORE for totals."
+
+
+def games_summary(waiting_on: Sequence[str], waiting_for_you: Sequence[str]) -> str:
+    """Who I'm waiting on and who's waiting on me, shortened to one segment with "+N more"."""
+    if not waiting_on and not waiting_for_you:
+        return "No open games. Challenge someone: THROW <move> <nick>"
+    budget = SEGMENT_LIMIT
+    parts = []
+    for label, names in (("Waiting on", waiting_on), ("Waiting on you", waiting_for_you)):
+        if names:
+            parts.append((label, list(names)))
+    # Share the budget between the two lists; each list shows what fits and counts the rest.
+    rendered = [_render_list(label, names, budget // len(parts) - 2) for label, names in parts]
+    return ". ".join(rendered) + "."
+
+
+def _render_list(label: str, names: list[str], budget: int) -> str:
+    shown: list[str] = []
+    for index, name in enumerate(names):
+        remaining = len(names) - index - 1
+        candidate = f"{label}: {', '.join([*shown, name])}"
+        suffix = f" +{remaining} more" if remaining else ""
+        if len(candidate + suffix) > budget:
+            break
+        shown.append(name)
+    hidden = len(names) - len(shown)
+    text = f"{label}: {', '.join(shown)}" if shown else f"{label}:"
+    return text + (f" +{hidden} more" if hidden else "")
+
+
+def score(wins: int, losses: int, ties: int, streak: int) -> str:
+    if streak > 0:
+        run = f"{streak} win{'s' if streak != 1 else ''} in a row"
+    elif streak < 0:
+        run = f"{-streak} loss{'es' if streak != -1 else ''} in a row"
+    else:
+        run = "no streak"
+    return f"Wins {wins}, losses {losses}, ties {ties}. Streak: {run}."
+
+
+def welcome_back() -> str:
+    return "Welcome back! Text NICK and a name to play again."

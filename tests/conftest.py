@@ -1,0 +1,176 @@
+"""Shared test fixtures: AWS on moto, the real DynamoDB store, and a processor with a fake SMS port.
+
+The fake sender subclasses nothing but satisfies `ports.SmsSender`; the real Twilio adapter is
+tested against the local Twilio-compatible API (tests/protocol/test_sms_gateway.py).
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import boto3
+import pytest
+from freezegun import freeze_time
+from moto import mock_aws
+
+from serverless_rps.exceptions import SmsPermanentlyRefused, SmsTemporarilyFailed
+from serverless_rps.game import Limits
+from serverless_rps.game_store import DynamoGameStore, TableNames
+from serverless_rps.ports import OutboundSms
+from serverless_rps.processing import InboundSms, MessageProcessor, Result
+
+REGION = "us-east-1"
+TABLES = TableNames("rps-game-state", "rps-nicknames", "rps-idempotency")
+LEASE_SECONDS = 25.0
+IN_PROGRESS_SECONDS = 30.0
+COMPLETED_SECONDS = 18 * 24 * 60 * 60.0
+BOT_NUMBER = "+15550000000"
+
+ALICE = "+15551110001"
+BOB = "+15552220002"
+CAROL = "+15553330003"
+
+
+@pytest.fixture(autouse=True)
+def _aws_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Never let a test reach a real account.
+    for name, value in {
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_SESSION_TOKEN": "testing",
+        "AWS_DEFAULT_REGION": REGION,
+    }.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("AWS_PROFILE", raising=False)
+    monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
+
+
+def create_tables(dynamodb: Any, tables: TableNames = TABLES) -> None:
+    for name, key in (
+        (tables.game_state, "phone_number"),
+        (tables.nickname, "nickname"),
+        (tables.idempotency, "messageId"),
+    ):
+        dynamodb.create_table(
+            TableName=name,
+            KeySchema=[{"AttributeName": key, "KeyType": "HASH"}],
+            AttributeDefinitions=[{"AttributeName": key, "AttributeType": "S"}],
+            BillingMode="PAY_PER_REQUEST",
+        )
+
+
+@pytest.fixture
+def aws() -> Iterator[None]:
+    with mock_aws():
+        yield
+
+
+@pytest.fixture
+def dynamodb(aws: None) -> Any:
+    client = boto3.client("dynamodb", region_name=REGION)
+    create_tables(client)
+    return client
+
+
+@pytest.fixture
+def clock() -> Iterator[Any]:
+    with freeze_time("2026-11-21 12:00:00") as frozen:
+        yield frozen
+
+
+@dataclass
+class FakeSms:
+    """Records what would leave through Twilio; can be told to fail the next sends."""
+
+    sent: list[OutboundSms] = field(default_factory=list)
+    failures: list[Exception] = field(default_factory=list)
+    _sids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
+
+    def send(self, message: OutboundSms) -> str:
+        if self.failures:
+            raise self.failures.pop(0)
+        self.sent.append(message)
+        return f"SM{next(self._sids):032x}"
+
+    def fail_next(self, *errors: Exception) -> None:
+        self.failures.extend(errors)
+
+    def to(self, phone: str) -> list[str]:
+        return [message.body for message in self.sent if message.to == phone]
+
+    def last(self, phone: str) -> str:
+        bodies = self.to(phone)
+        assert bodies, f"nothing was sent to {phone}"
+        return bodies[-1]
+
+
+def transient_failure() -> SmsTemporarilyFailed:
+    return SmsTemporarilyFailed("Twilio 503", retry_after=2)
+
+
+def opted_out() -> SmsPermanentlyRefused:
+    return SmsPermanentlyRefused("recipient opted out", 21610)
+
+
+def new_store(dynamodb: Any) -> DynamoGameStore:
+    return DynamoGameStore(
+        dynamodb,
+        TABLES,
+        lock_lease_seconds=LEASE_SECONDS,
+        in_progress_expiry_seconds=IN_PROGRESS_SECONDS,
+        completed_record_seconds=COMPLETED_SECONDS,
+    )
+
+
+class Game:
+    """A player's-eye driver: `game.text(ALICE, "nick alice")` processes one inbound SMS."""
+
+    def __init__(self, dynamodb: Any, sms: FakeSms, limits: Limits | None = None) -> None:
+        self.dynamodb = dynamodb
+        self.sms = sms
+        self.store = new_store(dynamodb)
+        self.processor = MessageProcessor(
+            self.store, sms, limits=limits or Limits(), lock_wait_seconds=0.2, sleep=lambda _: None
+        )
+        self._sids = itertools.count(1)
+
+    def inbound(self, sender: str, body: str, sid: str | None = None) -> InboundSms:
+        sid = sid or f"SM{next(self._sids):032x}"
+        return InboundSms(sid, sender, BOT_NUMBER, body, transport_id=f"sqs-{sid}-{os.urandom(4).hex()}")
+
+    def text(self, sender: str, body: str, sid: str | None = None) -> Result:
+        return self.processor.process(self.inbound(sender, body, sid))
+
+    def player(self, phone: str) -> dict[str, Any] | None:
+        item: dict[str, Any] | None = self.dynamodb.get_item(
+            TableName=TABLES.game_state, Key={"phone_number": {"S": phone}}
+        ).get("Item")
+        return item
+
+    def nickname_row(self, name: str) -> dict[str, Any] | None:
+        item: dict[str, Any] | None = self.dynamodb.get_item(
+            TableName=TABLES.nickname, Key={"nickname": {"S": name}}
+        ).get("Item")
+        return item
+
+    def items(self, table: str) -> list[dict[str, Any]]:
+        items: list[dict[str, Any]] = self.dynamodb.scan(TableName=table)["Items"]
+        return items
+
+    def register(self, *pairs: tuple[str, str]) -> None:
+        for phone, name in pairs:
+            self.text(phone, f"nick {name}")
+
+
+@pytest.fixture
+def sms() -> FakeSms:
+    return FakeSms()
+
+
+@pytest.fixture
+def game(dynamodb: Any, sms: FakeSms, clock: Any) -> Game:
+    return Game(dynamodb, sms)

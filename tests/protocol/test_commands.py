@@ -1,0 +1,136 @@
+"""Each command, played through the real protocol on moto, as a player would see it."""
+
+from __future__ import annotations
+
+from serverless_rps import replies
+from serverless_rps.game import Limits
+from serverless_rps.processing import Result
+from serverless_rps.rules import Move, Outcome
+
+from tests.conftest import ALICE, BOB, CAROL, TABLES, FakeSms, Game
+
+
+def test_a_new_player_registers_a_nickname_and_keeps_its_display_case(game: Game) -> None:
+    game.text(ALICE, "  NICK   Alice_1 ")
+    assert game.sms.last(ALICE) == replies.nick_registered("Alice_1")
+    assert game.nickname_row("alice_1")["phone_number"]["S"] == ALICE
+    assert game.player(ALICE)["display_name"]["S"] == "Alice_1"
+
+
+def test_a_nickname_is_unique_ignoring_case(game: Game) -> None:
+    game.text(ALICE, "nick Alice")
+    game.text(BOB, "nick ALICE")
+    assert game.sms.last(BOB) == replies.nick_taken("ALICE")
+    assert game.player(BOB) is None
+
+
+def test_renaming_frees_the_old_name_and_keeps_games(game: Game) -> None:
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    game.text(ALICE, "throw rock bob")
+    game.text(ALICE, "nick queen")
+    assert game.sms.last(ALICE) == replies.nick_changed("alice", "queen")
+    assert game.nickname_row("alice") is None
+    game.text(CAROL, "nick alice")
+    assert game.sms.last(CAROL) == replies.nick_registered("alice")
+    game.text(BOB, "paper queen")
+    assert game.sms.last(BOB) == replies.result(Outcome.WIN, Move.PAPER, Move.ROCK, "queen")
+
+
+def test_a_resolved_game_tells_both_players_the_result_and_both_moves(game: Game) -> None:
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    game.text(ALICE, "throw rock bob")
+    assert game.sms.last(ALICE) == replies.throw_waiting("bob", Move.ROCK)
+    assert game.sms.last(BOB) == replies.challenged("alice")
+    game.text(BOB, "sc alice")
+    assert game.sms.last(BOB) == replies.result(Outcome.LOSS, Move.SCISSORS, Move.ROCK, "alice")
+    assert game.sms.last(ALICE) == replies.result(Outcome.WIN, Move.ROCK, Move.SCISSORS, "bob")
+    game.text(ALICE, "score")
+    assert game.sms.last(ALICE) == replies.score(1, 0, 0, 1)
+    game.text(BOB, "score")
+    assert game.sms.last(BOB) == replies.score(0, 1, 0, -1)
+
+
+def test_throwing_again_before_the_opponent_answers_gets_a_clear_reply(game: Game) -> None:
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    game.text(ALICE, "rock bob")
+    game.text(ALICE, "paper bob")
+    assert game.sms.last(ALICE) == replies.already_thrown("bob")
+    game.text(BOB, "p alice")
+    assert game.sms.last(BOB) == replies.result(Outcome.WIN, Move.PAPER, Move.ROCK, "alice")
+
+
+def test_throwing_at_yourself_an_unknown_name_or_before_registering_is_refused(game: Game) -> None:
+    game.register((ALICE, "alice"))
+    game.text(ALICE, "throw rock alice")
+    assert game.sms.last(ALICE) == replies.cannot_throw_at_self()
+    game.text(ALICE, "throw rock nobody")
+    assert game.sms.last(ALICE) == replies.unknown_player("nobody")
+    game.text(BOB, "throw rock alice")
+    assert game.sms.last(BOB) == replies.not_registered()
+    assert game.player(BOB) is None, "a refused stranger must leave no row behind"
+
+
+def test_games_lists_whom_you_wait_on_and_who_waits_on_you(game: Game) -> None:
+    game.register((ALICE, "alice"), (BOB, "bob"), (CAROL, "carol"))
+    game.text(ALICE, "rock bob")
+    game.text(CAROL, "rock alice")
+    game.text(ALICE, "games")
+    assert game.sms.last(ALICE) == replies.games_summary(["bob"], ["carol"])
+
+
+def test_strangers_asking_for_help_leave_no_trace(game: Game) -> None:
+    game.text(CAROL, "help")
+    game.text(CAROL, "score")
+    game.text(CAROL, "games")
+    assert game.sms.to(CAROL) == [replies.help_overview(), replies.not_registered(), replies.not_registered()]
+    assert game.items(TABLES.game_state) == []
+
+
+def test_stop_deletes_the_player_and_sends_nothing(game: Game) -> None:
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    game.text(ALICE, "rock bob")
+    sent_before = len(game.sms.sent)
+    game.text(ALICE, "STOP")
+    assert len(game.sms.sent) == sent_before
+    assert game.player(ALICE) is None
+    assert game.nickname_row("alice") is None
+
+
+def test_old_throws_never_score_against_whoever_takes_a_quitters_place(game: Game) -> None:
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    game.text(BOB, "rock alice")
+    game.text(ALICE, "stop")
+    game.text(CAROL, "nick alice")  # someone else takes the name
+    game.text(CAROL, "paper bob")
+    assert game.sms.last(CAROL) == replies.throw_waiting("bob", Move.PAPER)
+    game.text(ALICE, "start")
+    assert game.sms.last(ALICE) == replies.welcome_back()
+    game.text(ALICE, "nick alice2")  # the same phone returns: a new player
+    game.text(ALICE, "scissors bob")
+    assert game.sms.last(ALICE) == replies.throw_waiting("bob", Move.SCISSORS)
+
+
+def test_pending_challenges_expire(dynamodb: object, clock: object) -> None:
+    sms = FakeSms()
+    game = Game(dynamodb, sms, Limits(challenge_expiry_seconds=3600))
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    game.text(ALICE, "rock bob")
+    clock.tick(3601)  # type: ignore[attr-defined]
+    game.text(BOB, "paper alice")
+    assert game.sms.last(BOB) == replies.throw_waiting("alice", Move.PAPER)
+    game.text(ALICE, "games")
+    assert game.sms.last(ALICE) == replies.games_summary([], ["bob"])
+
+
+def test_bad_input_gets_a_short_reply(game: Game) -> None:
+    for body, expected in (
+        ("", replies.empty_message()),
+        ("   ", replies.empty_message()),
+        ("nick", replies.nick_usage()),
+        ("nick " + "x" * 2000, replies.nick_invalid()),
+        ("nick rock", replies.nick_invalid()),
+        ("throw banana bob", replies.unknown_move()),
+        ("😀" * 500, replies.unknown_command()),
+    ):
+        assert game.text(ALICE, body) is Result.PROCESSED
+        assert game.sms.last(ALICE) == expected
