@@ -117,11 +117,12 @@ def parse(body: str) -> Command:
         return ListGames()
     if keyword in SCORE_WORDS:
         return ShowScore()
-    # `p bob` is paper at bob; `p rock bob` is play rock at bob.
-    if keyword in THROW_WORDS and len(arguments) != 1:
-        return _throw(arguments)
-    if move_from_word(keyword) is not None and len(arguments) == 1:
+    bare_throw = move_from_word(keyword) is not None and len(arguments) == 1
+    # `p bob` is paper at bob (a bare throw); `p rock bob` is play rock at bob.
+    if bare_throw:
         return _throw([keyword, *arguments])
+    if keyword in THROW_WORDS:
+        return _throw(arguments)
     return ReplyOnly(replies.unknown_command())
 
 

@@ -77,8 +77,8 @@ _TOPIC_ALIASES = {
 
 def help_overview() -> str:
     return (
-        "Rock-paper-scissors by SMS! NICK <name> to join, THROW <rock|paper|scissors> <nick> to play, "
-        "GAMES, SCORE. HELP <command> for more."
+        "Rock-paper-scissors by SMS! NICK <name> to join, THROW <move> <nick> to play "
+        "(rock, paper or scissors), GAMES, SCORE. HELP <command> for more."
     )
 
 
@@ -113,7 +113,9 @@ def nick_taken(name: str) -> str:
 
 
 def nick_registered(name: str) -> str:
-    return f"Welcome, {name}! Challenge someone: THROW <rock|paper|scissors> <their nick>. HELP for more."
+    return (
+        f"Welcome, {name}! Challenge someone: THROW <move> <their nick>, like THROW rock bob. HELP for more."
+    )
 
 
 def nick_changed(old: str, new: str) -> str:
@@ -163,9 +165,7 @@ def throw_waiting(opponent: str, move: Move) -> str:
 
 
 def challenged(challenger: str) -> str:
-    return (
-        f"{challenger} challenged you to rock-paper-scissors! Reply THROW <rock|paper|scissors> {challenger}"
-    )
+    return f"{challenger} challenged you to rock-paper-scissors! Reply THROW and your move, like: THROW rock {challenger}"
 
 
 _HEADLINE = {Outcome.WIN: "You won!", Outcome.LOSS: "You lost.", Outcome.TIE: "A tie!"}

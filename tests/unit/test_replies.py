@@ -1,0 +1,90 @@
+"""Every reply the code can produce fits one GSM-7 segment: each public function of `replies`,
+called with worst-case arguments (longest names, every move and outcome, large numbers, long lists)."""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from serverless_rps import replies
+from serverless_rps.parsing import is_valid_nickname
+from serverless_rps.rules import Move, Outcome
+
+nicknames = st.from_regex(r"[A-Za-z0-9_]{3,15}", fullmatch=True).filter(is_valid_nickname)
+ARGUMENT_STRATEGIES: dict[Any, st.SearchStrategy[Any]] = {
+    str: nicknames,
+    Move: st.sampled_from(Move),
+    Outcome: st.sampled_from(Outcome),
+    int: st.integers(min_value=-99_999, max_value=99_999),
+    str | None: st.none() | nicknames,
+}
+REPLY_FUNCTIONS = {
+    name: function
+    for name, function in inspect.getmembers(replies, inspect.isfunction)
+    if name in replies.__all__ and name != "is_single_segment"
+}
+
+
+def strategy_for(hint: Any) -> st.SearchStrategy[Any]:
+    if hint in ARGUMENT_STRATEGIES:
+        return ARGUMENT_STRATEGIES[hint]
+    if typing.get_origin(hint) is not None and typing.get_args(hint) == (str,):  # Sequence[str]
+        return st.lists(nicknames, max_size=60)
+    raise AssertionError(f"no worst-case strategy for {hint!r}: extend ARGUMENT_STRATEGIES")
+
+
+def test_every_reply_function_is_exported_and_walked() -> None:
+    public = {name for name, _ in inspect.getmembers(replies, inspect.isfunction) if not name.startswith("_")}
+    assert public <= set(replies.__all__)
+    assert len(REPLY_FUNCTIONS) >= 25
+
+
+@pytest.mark.parametrize("name", sorted(REPLY_FUNCTIONS))
+def test_every_reply_fits_one_gsm7_segment(name: str) -> None:
+    function: Callable[..., str | None] = REPLY_FUNCTIONS[name]
+    hints = typing.get_type_hints(function)
+    arguments = {param: strategy_for(hints[param]) for param in inspect.signature(function).parameters}
+
+    @settings(max_examples=60, deadline=None)
+    @given(st.fixed_dictionaries(arguments))
+    def check(kwargs: dict[str, Any]) -> None:
+        text = function(**kwargs)
+        if text is None:  # help_topic for an unknown topic
+            return
+        assert replies.is_single_segment(text), f"{name}({kwargs}) -> {len(text)} chars: {text!r}"
+
+    check()
+
+
+def test_worst_case_names_still_fit() -> None:
+    longest = "W" * 15
+    for text in (
+        replies.challenged(longest),
+        replies.result(Outcome.LOSS, Move.SCISSORS, Move.SCISSORS, longest),
+        replies.nick_changed(longest, longest),
+        replies.games_summary([longest] * 20, [longest] * 50),
+    ):
+        assert replies.is_single_segment(text), text
+
+
+def test_help_topics_cover_every_command() -> None:
+    for topic in ("nick", "name", "throw", "t", "play", "games", "score", "stop"):
+        text = replies.help_topic(topic)
+        assert text is not None and replies.is_single_segment(text)
+
+
+def test_long_game_lists_are_shortened_with_a_count() -> None:
+    text = replies.games_summary([f"player{n:03d}" for n in range(30)], [])
+    assert "more" in text and replies.is_single_segment(text)
+
+
+def test_gsm7_check_rejects_emoji_and_long_text() -> None:
+    assert not replies.is_single_segment("hi 😀")
+    assert not replies.is_single_segment("a" * 161)
+    assert replies.is_single_segment("a" * 160)
