@@ -6,7 +6,6 @@ from serverless_rps import replies
 from serverless_rps.game import Limits
 from serverless_rps.processing import Result
 from serverless_rps.rules import Move, Outcome
-
 from tests.conftest import ALICE, BOB, CAROL, TABLES, FakeSms, Game
 
 

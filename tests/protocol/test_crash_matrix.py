@@ -5,6 +5,7 @@ and our recording it (contract promises 1, 2, 3, 4, 7)."""
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -17,7 +18,6 @@ from moto import mock_aws
 
 from serverless_rps.game import Limits
 from serverless_rps.processing import MessageProcessor, Result
-
 from tests.conftest import ALICE, BOB, CAROL, IN_PROGRESS_SECONDS, TABLES, FakeSms, Game, create_tables
 from tests.protocol.crashes import Crash, CrashInjector
 
@@ -70,10 +70,8 @@ def _run(
         injector = CrashInjector(dynamodb, sms, crash_after)
         doomed = MessageProcessor(game.store, injector, limits=Limits(), lock_wait_seconds=0)
         message = game.inbound(scenario.sender, scenario.body, MESSAGE_SID)
-        try:
+        with contextlib.suppress(Crash):
             doomed.process(message)
-        except Crash:
-            pass
         injector.detach()
         calls = list(injector.calls)
 
