@@ -87,16 +87,18 @@ class FakeSms:
     """Records what would leave through Twilio; can be told to fail the next sends."""
 
     sent: list[OutboundSms] = field(default_factory=list)
-    failures: list[Exception] = field(default_factory=list)
+    failures: list[Exception | None] = field(default_factory=list)
     _sids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
 
     def send(self, message: OutboundSms) -> str:
-        if self.failures:
-            raise self.failures.pop(0)
+        planned = self.failures.pop(0) if self.failures else None
+        if planned is not None:
+            raise planned
         self.sent.append(message)
         return f"SM{next(self._sids):032x}"
 
-    def fail_next(self, *errors: Exception) -> None:
+    def fail_next(self, *errors: Exception | None) -> None:
+        """Plan the next sends' fates in order: an exception to raise, or None to succeed."""
         self.failures.extend(errors)
 
     def to(self, phone: str) -> list[str]:

@@ -1,0 +1,85 @@
+"""Promise 1 (exactly-once effect) and 4 (an in-progress claim of a dead invocation is taken over)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from serverless_rps import replies
+from serverless_rps.exceptions import ClaimHeldElsewhere
+from serverless_rps.game_store import IN_PROGRESS
+from serverless_rps.processing import InboundSms, Result
+from serverless_rps.rules import Move, Outcome
+from tests.conftest import ALICE, BOB, BOT_NUMBER, COMPLETED_SECONDS, IN_PROGRESS_SECONDS, TABLES, Game
+
+SID = "SM" + "a" * 32
+
+
+def _scores(game: Game, phone: str) -> tuple[str, str]:
+    player = game.player(phone)
+    assert player is not None
+    return player["wins"]["N"], player["losses"]["N"]
+
+
+def test_the_same_sms_under_two_sqs_message_ids_is_processed_once(game: Game) -> None:
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    game.text(ALICE, "rock bob")
+    first = InboundSms(SID, BOB, BOT_NUMBER, "paper alice", transport_id="sqs-1")
+    second = InboundSms(SID, BOB, BOT_NUMBER, "paper alice", transport_id="sqs-2")
+    assert game.processor.process(first) is Result.PROCESSED
+    assert game.processor.process(second) is Result.DUPLICATE
+    assert _scores(game, BOB) == ("1", "0")
+    assert game.sms.to(BOB).count(replies.result(Outcome.WIN, Move.PAPER, Move.ROCK, "alice")) == 1
+
+
+@pytest.mark.parametrize("late_by", [11, 60 * 60, 4 * 24 * 60 * 60, 17 * 24 * 60 * 60])
+def test_a_late_duplicate_is_still_recognised(game: Game, clock: Any, late_by: int) -> None:
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    game.text(ALICE, "rock bob", sid=SID)
+    clock.tick(late_by)
+    assert game.text(ALICE, "rock bob", sid=SID) is Result.DUPLICATE
+    assert game.sms.to(ALICE).count(replies.throw_waiting("bob", Move.ROCK)) == 1
+
+
+def test_completed_records_outlive_the_queue_and_dead_letter_queue() -> None:
+    four_days, fourteen_days = 4 * 86400, 14 * 86400
+    assert four_days + fourteen_days <= COMPLETED_SECONDS
+
+
+def test_a_message_without_an_sms_id_is_deduplicated_on_its_sqs_id(game: Game) -> None:
+    game.register((ALICE, "alice"))
+    message = InboundSms(None, ALICE, BOT_NUMBER, "help", transport_id="sqs-only")
+    assert game.processor.process(message) is Result.PROCESSED
+    assert game.processor.process(message) is Result.DUPLICATE
+
+
+def _leave_in_progress_claim(game: Game, key: str) -> None:
+    game.store.claim(key, attempt_id="dead-attempt", now=time.time())
+
+
+def test_a_live_claim_makes_a_concurrent_duplicate_wait(game: Game) -> None:
+    game.register((ALICE, "alice"))
+    _leave_in_progress_claim(game, SID)
+    with pytest.raises(ClaimHeldElsewhere) as held:
+        game.text(ALICE, "help", sid=SID)
+    assert 0 < (held.value.retry_after or 0) <= IN_PROGRESS_SECONDS
+    assert game.sms.to(ALICE)[-1] != replies.help_overview()
+
+
+def test_a_dead_invocations_claim_is_taken_over_once_it_expires(game: Game, clock: Any) -> None:
+    game.register((ALICE, "alice"))
+    _leave_in_progress_claim(game, SID)
+    clock.tick(IN_PROGRESS_SECONDS + 0.5)
+    assert game.text(ALICE, "help", sid=SID) is Result.PROCESSED
+    assert game.sms.last(ALICE) == replies.help_overview()
+
+
+def test_a_failed_attempt_gives_its_claim_back_for_an_immediate_retry(game: Game) -> None:
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    game.store.lock(BOB, "someone-else", now=time.time())
+    with pytest.raises(Exception, match="locked"):
+        game.text(ALICE, "rock bob", sid=SID)
+    record = game.dynamodb.get_item(TableName=TABLES.idempotency, Key={"messageId": {"S": SID}}).get("Item")
+    assert record is None or record["status"]["S"] != IN_PROGRESS

@@ -1,0 +1,95 @@
+"""Promises 2 (no lost results) and 3 (few duplicates): replies are committed with the state and
+sent afterwards; a redelivery sends only what is missing; permanent refusals are recorded."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from serverless_rps import replies
+from serverless_rps.exceptions import ClaimHeldElsewhere, SmsTemporarilyFailed
+from serverless_rps.game import reply_only
+from serverless_rps.ports import Claim, OutboundSms
+from serverless_rps.processing import Result
+from serverless_rps.rules import Move, Outcome
+from tests.conftest import ALICE, BOB, LEASE_SECONDS, TABLES, Game, opted_out, transient_failure
+
+SID = "SM" + "b" * 32
+ALICE_WINS = replies.result(Outcome.WIN, Move.ROCK, Move.SCISSORS, "bob")
+BOB_LOSES = replies.result(Outcome.LOSS, Move.SCISSORS, Move.ROCK, "alice")
+
+
+def _bob_waits_on_alice(game: Game) -> None:
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    game.text(BOB, "scissors alice")
+
+
+def _record(game: Game) -> dict[str, Any]:
+    item: dict[str, Any] = game.dynamodb.get_item(
+        TableName=TABLES.idempotency, Key={"messageId": {"S": SID}}
+    )["Item"]
+    return item
+
+
+def test_a_failed_send_after_the_commit_loses_no_result_and_starts_no_new_game(game: Game) -> None:
+    _bob_waits_on_alice(game)
+    game.sms.fail_next(transient_failure())
+    with pytest.raises(SmsTemporarilyFailed):
+        game.text(ALICE, "rock bob", sid=SID)
+    assert game.player(ALICE)["wins"]["N"] == "1", "the game is resolved, committed"
+
+    assert game.text(ALICE, "rock bob", sid=SID) is Result.RESENT
+    assert game.sms.to(ALICE).count(ALICE_WINS) == 1
+    assert game.sms.to(BOB).count(BOB_LOSES) == 1
+    assert game.player(ALICE)["games"]["M"] == {}, "the retry did not start a new game"
+    assert game.text(ALICE, "rock bob", sid=SID) is Result.DUPLICATE
+
+
+def test_a_redelivery_sends_only_the_replies_that_were_not_sent(game: Game) -> None:
+    _bob_waits_on_alice(game)
+    sent_before = len(game.sms.sent)
+    game.sms.fail_next(None, transient_failure())  # Alice's result goes out, Bob's does not
+    with pytest.raises(SmsTemporarilyFailed):
+        game.text(ALICE, "rock bob", sid=SID)
+    assert [m.body for m in game.sms.sent[sent_before:]] == [ALICE_WINS]
+
+    game.text(ALICE, "rock bob", sid=SID)
+    assert [m.body for m in game.sms.sent[sent_before:]] == [ALICE_WINS, BOB_LOSES]
+
+
+def test_a_permanent_refusal_is_recorded_and_never_retried(game: Game) -> None:
+    _bob_waits_on_alice(game)
+    game.sms.fail_next(opted_out())  # Alice's own result: she has opted out at the carrier
+    assert game.text(ALICE, "rock bob", sid=SID) is Result.PROCESSED
+    assert _record(game)["delivered"]["M"]["0"]["S"] == "refused:21610"
+    assert game.sms.to(BOB)[-1] == BOB_LOSES
+    assert game.text(ALICE, "rock bob", sid=SID) is Result.DUPLICATE
+    assert ALICE_WINS not in game.sms.to(ALICE)
+
+
+def test_a_live_sender_keeps_its_outbox_until_its_lease_expires(game: Game, clock: Any) -> None:
+    _bob_waits_on_alice(game)
+    # An attempt committed and is (as far as anyone can tell) still sending: its lease is live.
+    claim = game.store.claim(SID, "sender-attempt", time.time())
+    assert isinstance(claim, Claim)
+    game.store.commit(claim, [], reply_only(ALICE, "hello"), [OutboundSms(ALICE, "+1", "hello")], time.time())
+
+    with pytest.raises(ClaimHeldElsewhere):
+        game.text(ALICE, "help", sid=SID)
+    assert "hello" not in game.sms.to(ALICE)
+
+    clock.tick(LEASE_SECONDS + 1)
+    assert game.text(ALICE, "help", sid=SID) is Result.RESENT
+    assert game.sms.to(ALICE).count("hello") == 1
+
+
+def test_a_transient_failure_gives_the_outbox_back_at_once(game: Game) -> None:
+    _bob_waits_on_alice(game)
+    game.sms.fail_next(transient_failure())
+    with pytest.raises(SmsTemporarilyFailed) as failure:
+        game.text(ALICE, "rock bob", sid=SID)
+    assert failure.value.retry_after == 2
+    # No waiting for the lease: the very next delivery may send.
+    assert game.text(ALICE, "rock bob", sid=SID) is Result.RESENT
