@@ -14,6 +14,7 @@ through them with timelines. Table formats (kept from the original SRPS, extende
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from decimal import Decimal
@@ -316,9 +317,10 @@ class DynamoGameStore:
 
         with _translated("commit"):
             try:
-                self._dynamodb.transact_write_items(
-                    TransactItems=items, ClientRequestToken=claim.attempt_id[:36]
-                )
+                # A fresh token per commit request: botocore's own retries resend the same token,
+                # so DynamoDB answers a retried, already-applied commit with success; a second
+                # commit of the same attempt (after a StaleRead) must not reuse it.
+                self._dynamodb.transact_write_items(TransactItems=items, ClientRequestToken=uuid.uuid4().hex)
             except ClientError as exc:
                 if exc.response.get("Error", {}).get("Code") != "TransactionCanceledException":
                     raise

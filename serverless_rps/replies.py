@@ -165,7 +165,10 @@ def throw_waiting(opponent: str, move: Move) -> str:
 
 
 def challenged(challenger: str) -> str:
-    return f"{challenger} challenged you to rock-paper-scissors! Reply THROW and your move, like: THROW rock {challenger}"
+    return (
+        f"{challenger} challenged you to rock-paper-scissors! "
+        f"Reply THROW and your move, like: THROW rock {challenger}"
+    )
 
 
 _HEADLINE = {Outcome.WIN: "You won!", Outcome.LOSS: "You lost.", Outcome.TIE: "A tie!"}

@@ -131,7 +131,9 @@ def new_store(dynamodb: Any) -> DynamoGameStore:
 class Game:
     """A player's-eye driver: `game.text(ALICE, "nick alice")` processes one inbound SMS."""
 
-    def __init__(self, dynamodb: Any, sms: FakeSms, limits: Limits | None = None) -> None:
+    def __init__(
+        self, dynamodb: Any, sms: FakeSms, limits: Limits | None = None, sid_prefix: str = "0"
+    ) -> None:
         self.dynamodb = dynamodb
         self.sms = sms
         self.store = new_store(dynamodb)
@@ -139,9 +141,10 @@ class Game:
             self.store, sms, limits=limits or Limits(), lock_wait_seconds=0.2, sleep=lambda _: None
         )
         self._sids = itertools.count(1)
+        self._sid_prefix = sid_prefix  # drivers sharing tables need distinct SMS ids
 
     def inbound(self, sender: str, body: str, sid: str | None = None) -> InboundSms:
-        sid = sid or f"SM{next(self._sids):032x}"
+        sid = sid or f"SM{self._sid_prefix}{next(self._sids):031x}"
         return InboundSms(sid, sender, BOT_NUMBER, body, transport_id=f"sqs-{sid}-{os.urandom(4).hex()}")
 
     def text(self, sender: str, body: str, sid: str | None = None) -> Result:

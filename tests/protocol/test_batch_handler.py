@@ -1,0 +1,197 @@
+"""Promises 8 (poison is contained) and 9 (one bad message never fails the batch), through the
+game function's batch handler with real SQS queues on moto."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import boto3
+import pytest
+from botocore.exceptions import ClientError
+
+from serverless_rps import replies
+from serverless_rps.app import GameFunction
+from serverless_rps.game import Limits
+from serverless_rps.message_queue import DeadLetterQueue, IncomingQueue
+from serverless_rps.processing import MessageProcessor
+from serverless_rps.rules import Move
+from tests.conftest import ALICE, BOB, BOT_NUMBER, LEASE_SECONDS, REGION, TABLES, FakeSms, Game
+
+
+class Queues:
+    def __init__(self) -> None:
+        self.sqs = boto3.client("sqs", region_name=REGION)
+        self.dead_letter_url = self.sqs.create_queue(QueueName="rps-dlq")["QueueUrl"]
+        self.incoming_url = self.sqs.create_queue(QueueName="rps-incoming")["QueueUrl"]
+        self.visibility_changes: list[int] = []
+        self.sqs.meta.events.register("provide-client-params.sqs.ChangeMessageVisibility", self._spy)
+        self._sids = 0
+
+    def _spy(self, params: dict[str, Any], **_: Any) -> None:
+        self.visibility_changes.append(params["VisibilityTimeout"])
+
+    def sms_body(self, sender: str, body: str) -> str:
+        self._sids += 1
+        return json.dumps(
+            {"MessageSid": f"SM{'e' * 16}{self._sids:016x}", "From": sender, "To": BOT_NUMBER, "Body": body}
+        )
+
+    def event(self, *bodies: str) -> dict[str, Any]:
+        """Put the bodies on the incoming queue and receive them as Lambda's event source would."""
+        for body in bodies:
+            self.sqs.send_message(QueueUrl=self.incoming_url, MessageBody=body)
+        received = self.sqs.receive_message(QueueUrl=self.incoming_url, MaxNumberOfMessages=10)["Messages"]
+        assert len(received) == len(bodies)
+        by_body = {message["Body"]: message for message in received}
+        return {
+            "Records": [
+                {
+                    "messageId": by_body[body]["MessageId"],
+                    "receiptHandle": by_body[body]["ReceiptHandle"],
+                    "body": body,
+                    "attributes": {"ApproximateReceiveCount": "1"},
+                    "messageAttributes": {},
+                    "md5OfBody": by_body[body]["MD5OfBody"],
+                    "eventSource": "aws:sqs",
+                    "eventSourceARN": f"arn:aws:sqs:{REGION}:123456789012:rps-incoming",
+                    "awsRegion": REGION,
+                }
+                for body in bodies
+            ]
+        }
+
+    def dead_letters(self) -> list[dict[str, Any]]:
+        messages: list[dict[str, Any]] = self.sqs.receive_message(
+            QueueUrl=self.dead_letter_url, MaxNumberOfMessages=10, MessageAttributeNames=["All"]
+        ).get("Messages", [])
+        return messages
+
+
+@pytest.fixture
+def queues(aws: None) -> Queues:
+    return Queues()
+
+
+@pytest.fixture
+def function(game: Game, queues: Queues) -> GameFunction:
+    return GameFunction(
+        game.processor,
+        IncomingQueue(queues.sqs, queues.incoming_url),
+        DeadLetterQueue(queues.sqs, queues.dead_letter_url),
+    )
+
+
+def _failed_ids(response: dict[str, Any]) -> list[str]:
+    return [failure["itemIdentifier"] for failure in response["batchItemFailures"]]
+
+
+def test_poison_records_are_parked_with_a_reason_and_never_fail_the_batch(
+    game: Game, queues: Queues, function: GameFunction
+) -> None:
+    good = queues.sms_body(ALICE, "help")
+    event = queues.event(good, "this is not json", json.dumps({"From": ALICE, "To": BOT_NUMBER}))
+    response = function.handle_batch(event, None)
+
+    assert _failed_ids(response) == []
+    assert game.sms.last(ALICE) == replies.help_overview()
+    parked = queues.dead_letters()
+    reasons = sorted(message["MessageAttributes"]["reason"]["StringValue"] for message in parked)
+    assert reasons == ["Body is missing or not a string", "body is not JSON"]
+    assert {message["Body"] for message in parked} >= {"this is not json"}
+
+
+def test_a_message_that_must_wait_fails_alone_and_comes_back_in_seconds(
+    game: Game, queues: Queues, function: GameFunction
+) -> None:
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    game.store.lock(BOB, "another-invocation", time.time())
+    event = queues.event(queues.sms_body(ALICE, "rock bob"), queues.sms_body(ALICE, "score"))
+    response = function.handle_batch(event, None)
+
+    assert _failed_ids(response) == [event["Records"][0]["messageId"]]
+    assert game.sms.last(ALICE) == replies.score(0, 0, 0, 0)
+    assert len(queues.visibility_changes) == 1
+    assert 1 <= queues.visibility_changes[0] <= LEASE_SECONDS + 1
+
+
+def test_a_failed_unlock_does_not_abort_the_rest_of_the_batch(
+    game: Game, queues: Queues, function: GameFunction, clock: Any
+) -> None:
+    game.register((ALICE, "alice"), (BOB, "bob"))
+
+    def throttle(params: dict[str, Any], **_: Any) -> None:
+        # The throw's commit and then its clean-up both fail: the locks stay behind.
+        writes_players = any(
+            TABLES.game_state in json.dumps(item) for item in params.get("TransactItems", [])
+        )
+        if writes_players or params.get("UpdateExpression") == "REMOVE user_locked":
+            raise ClientError(
+                {"Error": {"Code": "ProvisionedThroughputExceededException", "Message": "slow down"}}, "Write"
+            )
+
+    game.dynamodb.meta.events.register("provide-client-params.dynamodb", throttle)
+    event = queues.event(queues.sms_body(ALICE, "rock bob"), queues.sms_body(BOB, "help"))
+    response = function.handle_batch(event, None)
+    game.dynamodb.meta.events.unregister("provide-client-params.dynamodb", throttle)
+
+    assert _failed_ids(response) == [event["Records"][0]["messageId"]]
+    assert game.sms.last(BOB) == replies.help_overview()
+    clock.tick(LEASE_SECONDS + 1)  # the stranded locks expire and are taken over
+    game.text(ALICE, "rock bob")
+    assert game.sms.last(ALICE) == replies.throw_waiting("bob", Move.ROCK)
+
+
+def test_a_batch_where_everything_fails_reports_each_message(
+    game: Game, queues: Queues, function: GameFunction
+) -> None:
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    game.store.lock(BOB, "another-invocation", time.time())
+    event = queues.event(queues.sms_body(ALICE, "rock bob"), queues.sms_body(ALICE, "paper bob"))
+    response = function.handle_batch(event, None)
+    assert sorted(_failed_ids(response)) == sorted(record["messageId"] for record in event["Records"])
+
+
+def test_poison_that_cannot_be_parked_is_retried_not_dropped(game: Game, queues: Queues) -> None:
+    broken_dlq = DeadLetterQueue(queues.sqs, queues.dead_letter_url + "-missing")
+    function = GameFunction(game.processor, IncomingQueue(queues.sqs, queues.incoming_url), broken_dlq)
+    event = queues.event("{not json")
+    assert _failed_ids(function.handle_batch(event, None)) == [event["Records"][0]["messageId"]]
+
+
+def test_duplicates_inside_one_batch_are_processed_once(
+    game: Game, queues: Queues, function: GameFunction
+) -> None:
+    body = queues.sms_body(ALICE, "nick alice")
+    # Twilio posted the same SMS twice: two SQS messages, one MessageSid.
+    event = queues.event(body, body.replace('"Body"', '"NumMedia": "0", "Body"'))
+    assert _failed_ids(function.handle_batch(event, None)) == []
+    assert game.sms.to(ALICE) == [replies.nick_registered("alice")]
+
+
+def test_the_game_function_reads_its_wiring_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch, queues: Queues, dynamodb: Any
+) -> None:
+    from serverless_rps.app import build_game_function
+    from serverless_rps.config import GameSettings
+
+    for name, value in {
+        "GAME_STATE_TABLE": TABLES.game_state,
+        "NICKNAME_TABLE": TABLES.nickname,
+        "IDEMPOTENCY_TABLE": TABLES.idempotency,
+        "INCOMING_QUEUE_URL": queues.incoming_url,
+        "DEAD_LETTER_QUEUE_URL": queues.dead_letter_url,
+        "TWILIO_ACCOUNT_SID": "AC" + "0" * 32,
+        "TWILIO_AUTH_TOKEN": "local-token",
+    }.items():
+        monkeypatch.setenv(name, value)
+    function = build_game_function(GameSettings.from_environment())
+    response = function.handle_batch(queues.event("not json either"), None)
+    assert response == {"batchItemFailures": []}
+    assert len(queues.dead_letters()) == 1
+
+
+def test_fake_sms_is_not_needed_when_wiring_by_hand(game: Game) -> None:
+    processor = MessageProcessor(game.store, FakeSms(), limits=Limits(), lock_wait_seconds=0)
+    assert processor.process(game.inbound(ALICE, "help")).value == "processed"

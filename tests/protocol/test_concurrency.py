@@ -1,0 +1,165 @@
+"""Concurrent delivery against one moto server, each invocation on its own thread with its own
+clients: the original design dead-lettered both throws in 47 of 50 trials when two players threw
+at each other at the same moment (promise 6); duplicates delivered at once must act once (1)."""
+
+from __future__ import annotations
+
+import functools
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import boto3
+import pytest
+from moto.server import ThreadedMotoServer
+
+from serverless_rps import replies
+from serverless_rps.exceptions import RetryLater
+from serverless_rps.game import Limits
+from serverless_rps.processing import InboundSms, MessageProcessor
+from serverless_rps.rules import Move, Outcome
+from tests.conftest import BOT_NUMBER, REGION, TABLES, FakeSms, create_tables, new_store
+
+TRIALS = 30
+# SQS would redeliver a failed message after its shortened visibility timeout; here, at once.
+MAX_DELIVERIES = 20
+
+
+@pytest.fixture(scope="module")
+def moto_endpoint() -> Iterator[str]:
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    endpoint = f"http://{host}:{port}"
+    create_tables(
+        boto3.client(
+            "dynamodb",
+            region_name=REGION,
+            endpoint_url=endpoint,
+            aws_access_key_id="testing",
+            aws_secret_access_key="testing",
+        )
+    )
+    yield endpoint
+    server.stop()
+
+
+def _invocation(endpoint: str, sms: FakeSms) -> MessageProcessor:
+    """A fresh 'Lambda instance': its own session and client, as a separate container would have."""
+    session = boto3.session.Session(
+        aws_access_key_id="testing", aws_secret_access_key="testing", region_name=REGION
+    )
+    return MessageProcessor(
+        new_store(session.client("dynamodb", endpoint_url=endpoint)),
+        sms,
+        limits=Limits(),
+        lock_wait_seconds=0.5,
+    )
+
+
+def _deliver_until_done(processor: MessageProcessor, message: InboundSms, deliveries: list[int]) -> None:
+    for delivery in range(1, MAX_DELIVERIES + 1):
+        try:
+            processor.process(message)
+        except RetryLater:
+            time.sleep(0.01)
+            continue
+        deliveries.append(delivery)
+        return
+    raise AssertionError(f"{message.body!r} was never processed in {MAX_DELIVERIES} deliveries")
+
+
+def _at_once(*calls: Callable[[], None]) -> None:
+    barrier = threading.Barrier(len(calls))
+    errors: list[BaseException] = []
+
+    def run(call: Callable[[], None]) -> None:
+        barrier.wait()
+        try:
+            call()
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(call,)) for call in calls]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not errors, errors
+
+
+def _message(sender: str, body: str, sid: str, transport: str = "") -> InboundSms:
+    return InboundSms(sid, sender, BOT_NUMBER, body, transport_id=transport or sid)
+
+
+def test_two_players_throwing_at_each_other_at_the_same_moment_both_get_one_result(
+    moto_endpoint: str,
+) -> None:
+    sms = FakeSms()
+    deliveries: list[int] = []
+    for trial in range(TRIALS):
+        alice, bob = f"+1555{trial:03d}0001", f"+1555{trial:03d}0002"
+        setup = _invocation(moto_endpoint, sms)
+        setup.process(_message(alice, f"nick alice{trial}", f"SMa{trial:031d}"))
+        setup.process(_message(bob, f"nick bob{trial}", f"SMb{trial:031d}"))
+        first, second = _invocation(moto_endpoint, sms), _invocation(moto_endpoint, sms)
+        _at_once(
+            functools.partial(
+                _deliver_until_done,
+                first,
+                _message(alice, f"rock bob{trial}", f"SMc{trial:031d}"),
+                deliveries,
+            ),
+            functools.partial(
+                _deliver_until_done,
+                second,
+                _message(bob, f"paper alice{trial}", f"SMd{trial:031d}"),
+                deliveries,
+            ),
+        )
+        alice_results = [body for body in (m.body for m in sms.sent if m.to == alice) if "beat" in body]
+        bob_results = [body for body in (m.body for m in sms.sent if m.to == bob) if "beat" in body]
+        assert alice_results == [replies.result(Outcome.LOSS, Move.ROCK, Move.PAPER, f"bob{trial}")]
+        assert bob_results == [replies.result(Outcome.WIN, Move.PAPER, Move.ROCK, f"alice{trial}")]
+    print(
+        f"\n{TRIALS} trials: deliveries needed per throw: max {max(deliveries)}, "
+        f"retried {sum(1 for d in deliveries if d > 1)} of {len(deliveries)} throws"
+    )
+
+
+def test_the_same_sms_delivered_four_times_at_once_acts_once(moto_endpoint: str) -> None:
+    sms = FakeSms()
+    phone = "+15559990001"
+    deliveries: list[int] = []
+    invocations = [_invocation(moto_endpoint, sms) for _ in range(4)]
+    _at_once(
+        *[
+            (
+                lambda invocation=invocation, copy=copy: _deliver_until_done(
+                    invocation, _message(phone, "nick dupont", "SM" + "d" * 32, f"sqs-{copy}"), deliveries
+                )
+            )
+            for copy, invocation in enumerate(invocations)
+        ]
+    )
+    assert [m.body for m in sms.sent if m.to == phone] == [replies.nick_registered("dupont")]
+
+
+def test_two_phones_claiming_one_nickname_at_once_get_one_winner(moto_endpoint: str) -> None:
+    sms = FakeSms()
+    first, second = "+15558880001", "+15558880002"
+    deliveries: list[int] = []
+    a, b = _invocation(moto_endpoint, sms), _invocation(moto_endpoint, sms)
+    _at_once(
+        lambda: _deliver_until_done(a, _message(first, "nick Highlander", "SM" + "e" * 32), deliveries),
+        lambda: _deliver_until_done(b, _message(second, "nick HIGHLANDER", "SM" + "f" * 32), deliveries),
+    )
+    replies_sent = sorted(m.body for m in sms.sent)
+    assert len(replies_sent) == 2
+    assert sum("Welcome" in body for body in replies_sent) == 1
+    assert sum("taken" in body for body in replies_sent) == 1
+    client: Any = boto3.client("dynamodb", region_name=REGION, endpoint_url=moto_endpoint)
+    owner = client.get_item(TableName=TABLES.nickname, Key={"nickname": {"S": "highlander"}})["Item"]
+    winner = client.get_item(TableName=TABLES.game_state, Key={"phone_number": owner["phone_number"]})["Item"]
+    assert winner["nickname"]["S"] == "highlander"

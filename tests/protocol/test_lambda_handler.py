@@ -1,0 +1,110 @@
+"""The deployed entry point, `serverless_rps.app.lambda_handler`, wired only by environment
+variables: moto for DynamoDB and SQS, the real Twilio client against the local Twilio API."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import boto3
+import pytest
+
+from serverless_rps import app, replies
+from serverless_rps.local.twilio_api import LocalTwilioApi
+from serverless_rps.rules import Move, Outcome
+from tests.conftest import ALICE, BOB, BOT_NUMBER, REGION, TABLES
+
+ACCOUNT = "AC" + "2" * 32
+TOKEN = "handler-test-token"
+
+
+class LambdaContext:
+    function_name = "GameFunction"
+    memory_limit_in_mb = 256
+    invoked_function_arn = f"arn:aws:lambda:{REGION}:123456789012:function:GameFunction"
+    aws_request_id = "request-1"
+
+
+@pytest.fixture
+def twilio() -> Iterator[LocalTwilioApi]:
+    api = LocalTwilioApi(ACCOUNT, TOKEN)
+    api.start()
+    yield api
+    api.stop()
+
+
+@pytest.fixture
+def deployed(monkeypatch: pytest.MonkeyPatch, dynamodb: Any, twilio: LocalTwilioApi) -> Iterator[Any]:
+    sqs = boto3.client("sqs", region_name=REGION)
+    dead_letters = sqs.create_queue(QueueName="dlq")["QueueUrl"]
+    incoming = sqs.create_queue(QueueName="incoming")["QueueUrl"]
+    for name, value in {
+        "GAME_STATE_TABLE": TABLES.game_state,
+        "NICKNAME_TABLE": TABLES.nickname,
+        "IDEMPOTENCY_TABLE": TABLES.idempotency,
+        "INCOMING_QUEUE_URL": incoming,
+        "DEAD_LETTER_QUEUE_URL": dead_letters,
+        "TWILIO_ACCOUNT_SID": ACCOUNT,
+        "TWILIO_AUTH_TOKEN": TOKEN,
+        "TWILIO_API_URL": twilio.base_url,
+    }.items():
+        monkeypatch.setenv(name, value)
+    app._cold_start.cache_clear()
+    yield sqs
+    app._cold_start.cache_clear()
+
+
+def _event(*messages: tuple[str, str, str]) -> dict[str, Any]:
+    return {
+        "Records": [
+            {
+                "messageId": f"sqs-{sid}",
+                "receiptHandle": "",
+                "body": json.dumps({"MessageSid": sid, "From": sender, "To": BOT_NUMBER, "Body": body}),
+                "attributes": {"ApproximateReceiveCount": "1"},
+                "messageAttributes": {},
+                "eventSource": "aws:sqs",
+                "awsRegion": REGION,
+            }
+            for sid, sender, body in messages
+        ]
+    }
+
+
+def test_a_whole_game_through_the_lambda_handler_reaches_twilio(
+    deployed: Any, twilio: LocalTwilioApi
+) -> None:
+    context = LambdaContext()
+    sid = iter(f"SM{n:032x}" for n in range(100, 200))
+    response = app.lambda_handler(
+        _event(
+            (next(sid), ALICE, "nick alice"), (next(sid), BOB, "nick bob"), (next(sid), ALICE, "rock bob")
+        ),
+        context,
+    )
+    assert response == {"batchItemFailures": []}
+    app.lambda_handler(_event((next(sid), BOB, "scissors alice")), context)
+
+    sent = [(message["to"], message["from"], message["body"]) for message in twilio.sent_messages()]
+    assert (ALICE, BOT_NUMBER, replies.result(Outcome.WIN, Move.ROCK, Move.SCISSORS, "bob")) in sent
+    assert (BOB, BOT_NUMBER, replies.result(Outcome.LOSS, Move.SCISSORS, Move.ROCK, "alice")) in sent
+    assert len(sent) == 6
+
+
+def test_a_reply_to_an_opted_out_phone_is_recorded_and_the_message_succeeds(
+    deployed: Any, twilio: LocalTwilioApi
+) -> None:
+    twilio.opt_out(ALICE)
+    response = app.lambda_handler(_event(("SM" + "7" * 32, ALICE, "help")), LambdaContext())
+    assert response == {"batchItemFailures": []}
+    assert twilio.sent_messages() == []
+
+
+def test_twilio_throttling_fails_only_that_message(deployed: Any, twilio: LocalTwilioApi) -> None:
+    twilio.fail_next(status=429, retry_after=3)
+    response = app.lambda_handler(
+        _event(("SM" + "8" * 32, ALICE, "help"), ("SM" + "9" * 32, BOB, "help")), LambdaContext()
+    )
+    assert response == {"batchItemFailures": [{"itemIdentifier": "sqs-SM" + "8" * 32}]}
+    assert [message["to"] for message in twilio.sent_messages()] == [BOB]
