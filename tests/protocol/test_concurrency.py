@@ -12,11 +12,11 @@ from typing import Any
 
 import boto3
 import pytest
-from moto.server import ThreadedMotoServer
 
 from serverless_rps import replies
 from serverless_rps.exceptions import RetryLater
 from serverless_rps.game import Limits
+from serverless_rps.local.serialized_moto import SerializedMotoServer
 from serverless_rps.processing import InboundSms, MessageProcessor
 from serverless_rps.rules import Move, Outcome
 from tests.conftest import BOT_NUMBER, REGION, TABLES, FakeSms, create_tables, new_store
@@ -28,7 +28,8 @@ MAX_DELIVERIES = 20
 
 @pytest.fixture(scope="module")
 def moto_endpoint() -> Iterator[str]:
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    # Requests are atomic, as on DynamoDB (see serialized_moto); invocations interleave between them.
+    server = SerializedMotoServer()
     server.start()
     host, port = server.get_host_and_port()
     endpoint = f"http://{host}:{port}"
