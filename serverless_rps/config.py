@@ -87,7 +87,6 @@ class GameSettings:
     completed_record_seconds: float = 18 * DAY
     challenge_expiry_seconds: float = 7 * DAY
     lock_wait_seconds: float = 1.5
-    tracing_enabled: bool = False
 
     @classmethod
     def from_environment(cls, env: Mapping[str, str] | None = None) -> GameSettings:
@@ -105,7 +104,6 @@ class GameSettings:
             completed_record_seconds=_number(env, "COMPLETED_RECORD_SECONDS", 18 * DAY),
             challenge_expiry_seconds=_number(env, "CHALLENGE_EXPIRY_DAYS", 7) * DAY,
             lock_wait_seconds=_number(env, "LOCK_WAIT_SECONDS", 1.5),
-            tracing_enabled=_tracing_enabled(env),
         )
 
     def __post_init__(self) -> None:
@@ -122,7 +120,6 @@ class WebhookSettings:
     incoming_queue_url: str
     twilio: TwilioCredentials
     public_webhook_url: str | None = None
-    tracing_enabled: bool = False
 
     @classmethod
     def from_environment(cls, env: Mapping[str, str] | None = None) -> WebhookSettings:
@@ -131,15 +128,7 @@ class WebhookSettings:
             incoming_queue_url=_required(env, "INCOMING_QUEUE_URL"),
             twilio=_twilio(env),
             public_webhook_url=env.get("PUBLIC_WEBHOOK_URL", "").strip() or None,
-            tracing_enabled=_tracing_enabled(env),
         )
-
-
-def _tracing_enabled(env: Mapping[str, str]) -> bool:
-    # Lambda with `Tracing: Active` sets both; powertools' own switch can turn tracing off.
-    in_lambda = bool(env.get("AWS_LAMBDA_FUNCTION_NAME")) and bool(env.get("_X_AMZN_TRACE_ID", "x"))
-    disabled = env.get("POWERTOOLS_TRACE_DISABLED", "").lower() in {"1", "true"}
-    return in_lambda and not disabled
 
 
 def read_auth_token(credentials: TwilioCredentials, ssm_client: object | None = None) -> str:

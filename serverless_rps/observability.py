@@ -7,6 +7,8 @@ Phone numbers never reach a log whole: `mask_phone` keeps the last four digits.
 
 from __future__ import annotations
 
+import logging
+
 from aws_lambda_powertools import Logger, Tracer
 
 __all__ = ["logger", "mask_phone", "tracer"]
@@ -14,8 +16,11 @@ __all__ = ["logger", "mask_phone", "tracer"]
 SERVICE = "serverless-rps"
 
 logger = Logger(service=SERVICE)
-# patch_modules: boto3 for DynamoDB/SQS/SSM, requests for the Twilio REST client.
+# patch_modules: boto3 for DynamoDB/SQS/SSM, requests for the Twilio REST client. Outside Lambda,
+# or with POWERTOOLS_TRACE_DISABLED=true, the Tracer does nothing.
 tracer = Tracer(service=SERVICE, patch_modules=["boto3", "requests"])
+# Twilio's client logs each request's URL and headers at INFO; keep it to warnings.
+logging.getLogger("twilio.http_client").setLevel(logging.WARNING)
 
 
 def mask_phone(phone: str | None) -> str:

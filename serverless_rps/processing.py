@@ -36,7 +36,7 @@ from serverless_rps.exceptions import (
     SmsTemporarilyFailed,
     StaleRead,
 )
-from serverless_rps.observability import logger, mask_phone
+from serverless_rps.observability import logger, mask_phone, tracer
 from serverless_rps.parsing import (
     Command,
     ListGames,
@@ -135,7 +135,9 @@ class MessageProcessor:
 
     def _apply(self, claim: Claim, sms: InboundSms) -> CompletedRecord:
         command = parse(sms.body)
-        logger.info("processing", extra={"command": type(command).__name__, "sender": mask_phone(sms.sender)})
+        command_name = type(command).__name__
+        logger.info("processing", extra={"command": command_name, "sender": mask_phone(sms.sender)})
+        tracer.put_annotation("command", command_name)
         committed = False
         try:
             for attempt in range(1, _STALE_READ_ATTEMPTS + 1):

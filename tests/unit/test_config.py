@@ -1,0 +1,60 @@
+from __future__ import annotations
+
+from typing import Any
+
+import boto3
+import pytest
+
+from serverless_rps.config import ConfigurationError, GameSettings, read_auth_token
+
+BASE = {
+    "GAME_STATE_TABLE": "state",
+    "NICKNAME_TABLE": "nicks",
+    "IDEMPOTENCY_TABLE": "idem",
+    "INCOMING_QUEUE_URL": "http://queue/in",
+    "DEAD_LETTER_QUEUE_URL": "http://queue/dlq",
+    "TWILIO_ACCOUNT_SID": "AC" + "0" * 32,
+    "TWILIO_AUTH_TOKEN_PARAMETER": "/rps/twilio-auth-token",
+}
+
+
+def test_settings_are_read_from_the_environment_with_safe_defaults() -> None:
+    settings = GameSettings.from_environment({**BASE, "CHALLENGE_EXPIRY_DAYS": "2"})
+    assert settings.game_state_table == "state"
+    assert settings.challenge_expiry_seconds == 2 * 86400
+    assert settings.lock_lease_seconds > settings.function_timeout_seconds
+    assert settings.twilio.auth_token is None
+
+
+@pytest.mark.parametrize("missing", sorted(set(BASE) - {"TWILIO_AUTH_TOKEN_PARAMETER"}))
+def test_a_missing_setting_is_named_in_the_error(missing: str) -> None:
+    env = {key: value for key, value in BASE.items() if key != missing}
+    with pytest.raises(ConfigurationError, match=missing):
+        GameSettings.from_environment(env)
+
+
+def test_a_token_source_is_required() -> None:
+    env = {key: value for key, value in BASE.items() if key != "TWILIO_AUTH_TOKEN_PARAMETER"}
+    with pytest.raises(ConfigurationError, match="TWILIO_AUTH_TOKEN"):
+        GameSettings.from_environment(env)
+
+
+@pytest.mark.parametrize(
+    "override",
+    [
+        {"LOCK_LEASE_SECONDS": "15", "FUNCTION_TIMEOUT_SECONDS": "15"},
+        {"IN_PROGRESS_EXPIRY_SECONDS": "10", "FUNCTION_TIMEOUT_SECONDS": "15"},
+        {"LOCK_LEASE_SECONDS": "soon"},
+        {"LOCK_LEASE_SECONDS": "-3"},
+    ],
+)
+def test_unsafe_or_malformed_timings_are_refused(override: dict[str, str]) -> None:
+    with pytest.raises(ConfigurationError):
+        GameSettings.from_environment({**BASE, **override})
+
+
+def test_the_auth_token_is_read_from_an_ssm_secure_string(aws: Any) -> None:
+    ssm = boto3.client("ssm", region_name="us-east-1")
+    ssm.put_parameter(Name="/rps/twilio-auth-token", Value="s3cret", Type="SecureString")
+    settings = GameSettings.from_environment(BASE)
+    assert read_auth_token(settings.twilio, ssm) == "s3cret"
