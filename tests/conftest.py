@@ -20,6 +20,7 @@ from moto import mock_aws
 from serverless_rps.exceptions import SmsPermanentlyRefused, SmsTemporarilyFailed
 from serverless_rps.game import Limits
 from serverless_rps.game_store import DynamoGameStore, TableNames
+from serverless_rps.local.twilio_api import LocalTwilioApi
 from serverless_rps.ports import OutboundSms
 from serverless_rps.processing import InboundSms, MessageProcessor, Result
 
@@ -169,6 +170,19 @@ class Game:
     def register(self, *pairs: tuple[str, str]) -> None:
         for phone, name in pairs:
             self.text(phone, f"nick {name}")
+
+
+TWILIO_ACCOUNT = "AC" + "1" * 32
+TWILIO_TOKEN = "local-test-token"
+
+
+@pytest.fixture
+def twilio() -> Iterator[LocalTwilioApi]:
+    """The local Twilio-compatible Messages API, on a free port."""
+    api = LocalTwilioApi(TWILIO_ACCOUNT, TWILIO_TOKEN)
+    api.start()
+    yield api
+    api.stop()
 
 
 @pytest.fixture

@@ -13,10 +13,7 @@ import pytest
 from serverless_rps import app, replies
 from serverless_rps.local.twilio_api import LocalTwilioApi
 from serverless_rps.rules import Move, Outcome
-from tests.conftest import ALICE, BOB, BOT_NUMBER, REGION, TABLES
-
-ACCOUNT = "AC" + "2" * 32
-TOKEN = "handler-test-token"
+from tests.conftest import ALICE, BOB, BOT_NUMBER, REGION, TABLES, TWILIO_ACCOUNT, TWILIO_TOKEN
 
 
 class LambdaContext:
@@ -24,14 +21,6 @@ class LambdaContext:
     memory_limit_in_mb = 256
     invoked_function_arn = f"arn:aws:lambda:{REGION}:123456789012:function:GameFunction"
     aws_request_id = "request-1"
-
-
-@pytest.fixture
-def twilio() -> Iterator[LocalTwilioApi]:
-    api = LocalTwilioApi(ACCOUNT, TOKEN)
-    api.start()
-    yield api
-    api.stop()
 
 
 @pytest.fixture
@@ -45,8 +34,8 @@ def deployed(monkeypatch: pytest.MonkeyPatch, dynamodb: Any, twilio: LocalTwilio
         "IDEMPOTENCY_TABLE": TABLES.idempotency,
         "INCOMING_QUEUE_URL": incoming,
         "DEAD_LETTER_QUEUE_URL": dead_letters,
-        "TWILIO_ACCOUNT_SID": ACCOUNT,
-        "TWILIO_AUTH_TOKEN": TOKEN,
+        "TWILIO_ACCOUNT_SID": TWILIO_ACCOUNT,
+        "TWILIO_AUTH_TWILIO_TOKEN": TWILIO_TOKEN,
         "TWILIO_API_URL": twilio.base_url,
     }.items():
         monkeypatch.setenv(name, value)

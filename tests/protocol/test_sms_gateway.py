@@ -4,7 +4,6 @@ errors are classified as Twilio's documentation says they should be."""
 from __future__ import annotations
 
 import socket
-from collections.abc import Iterator
 
 import pytest
 
@@ -12,23 +11,14 @@ from serverless_rps.exceptions import SmsPermanentlyRefused, SmsTemporarilyFaile
 from serverless_rps.local.twilio_api import LocalTwilioApi
 from serverless_rps.ports import OutboundSms
 from serverless_rps.sms_gateway import TwilioSmsGateway
+from tests.conftest import TWILIO_ACCOUNT, TWILIO_TOKEN
 
-ACCOUNT = "AC" + "1" * 32
-TOKEN = "local-test-token"
 HELLO = OutboundSms("+15551110001", "+15550000000", "hello")
 
 
 @pytest.fixture
-def twilio() -> Iterator[LocalTwilioApi]:
-    api = LocalTwilioApi(ACCOUNT, TOKEN)
-    api.start()
-    yield api
-    api.stop()
-
-
-@pytest.fixture
 def gateway(twilio: LocalTwilioApi) -> TwilioSmsGateway:
-    return TwilioSmsGateway(ACCOUNT, TOKEN, twilio.base_url)
+    return TwilioSmsGateway(TWILIO_ACCOUNT, TWILIO_TOKEN, twilio.base_url)
 
 
 def test_a_sent_sms_reaches_the_api_with_our_sender_and_returns_its_sid(
@@ -78,12 +68,12 @@ def test_an_unreachable_api_is_transient() -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         closed_port = probe.getsockname()[1]
-    gateway = TwilioSmsGateway(ACCOUNT, TOKEN, f"http://127.0.0.1:{closed_port}")
+    gateway = TwilioSmsGateway(TWILIO_ACCOUNT, TWILIO_TOKEN, f"http://127.0.0.1:{closed_port}")
     with pytest.raises(SmsTemporarilyFailed):
         gateway.send(HELLO)
 
 
 def test_wrong_credentials_are_retried_not_recorded_as_delivered(twilio: LocalTwilioApi) -> None:
-    gateway = TwilioSmsGateway(ACCOUNT, "wrong-token", twilio.base_url)
+    gateway = TwilioSmsGateway(TWILIO_ACCOUNT, "wrong-token", twilio.base_url)
     with pytest.raises(SmsTemporarilyFailed):
         gateway.send(HELLO)
