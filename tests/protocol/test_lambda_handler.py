@@ -35,7 +35,7 @@ def deployed(monkeypatch: pytest.MonkeyPatch, dynamodb: Any, twilio: LocalTwilio
         "INCOMING_QUEUE_URL": incoming,
         "DEAD_LETTER_QUEUE_URL": dead_letters,
         "TWILIO_ACCOUNT_SID": TWILIO_ACCOUNT,
-        "TWILIO_AUTH_TWILIO_TOKEN": TWILIO_TOKEN,
+        "TWILIO_AUTH_TOKEN": TWILIO_TOKEN,
         "TWILIO_API_URL": twilio.base_url,
     }.items():
         monkeypatch.setenv(name, value)
