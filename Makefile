@@ -1,6 +1,8 @@
 # Set-up is part of every target: a fresh clone needs only `make play` or `make test`.
 # Python 3.13 is the Lambda runtime (template.yaml); tests run on the same version.
-PYTHON_FOR_VENV ?= $(shell command -v python3.13 || ls /root/.pyenv/versions/3.13*/bin/python3 2>/dev/null | tail -1 || command -v python3)
+# The first candidate that actually runs (a pyenv shim can exist and still fail).
+PYTHON_FOR_VENV ?= $(shell for candidate in $$(ls -d /root/.pyenv/versions/3.13*/bin/python3 2>/dev/null) python3.13 python3; do \
+	"$$candidate" -c 'import sys; assert sys.version_info >= (3, 11)' >/dev/null 2>&1 && { echo "$$candidate"; break; }; done)
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed

@@ -1,0 +1,245 @@
+"""The way in: Twilio's inbound-SMS webhook, behind an API Gateway HTTP API (payload format 2.0).
+
+It only checks and forwards. A request is answered at once with an empty TwiML `<Response/>`
+after its parameters are on the incoming queue; the game runs later, in the game function, and
+replies with the Twilio REST API. The same `MessageSid` posted twice is harmless: the game
+deduplicates on it.
+
+The checks, in order, and what a caller gets when one fails::
+
+    not a POST                               405
+    body over MAX_BODY_BYTES                 413
+    body not decodable form data             400
+    X-Twilio-Signature missing or wrong      403   (nothing that fails here is looked at further)
+    a field missing or malformed             400
+    the queue refused the message            500   (retried by Twilio when its URL asks for it,
+                                                    docs/deployment.md; the game deduplicates)
+
+The signature is checked against the URL Twilio was given: `PUBLIC_WEBHOOK_URL` when set (a
+custom domain), otherwise the URL rebuilt from the event.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import functools
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qsl
+
+import boto3
+from twilio.request_validator import RequestValidator
+
+from serverless_rps.config import WebhookSettings, read_auth_token
+from serverless_rps.exceptions import QueueUnavailable
+from serverless_rps.message_queue import IncomingQueue
+from serverless_rps.observability import logger, mask_phone, tracer
+
+__all__ = [
+    "EMPTY_TWIML",
+    "MAX_BODY_BYTES",
+    "Ingress",
+    "Rejection",
+    "handle",
+    "inbound_sms",
+    "lambda_handler",
+    "load_ingress",
+    "read_form",
+    "signed_url",
+]
+
+# Twilio's largest inbound SMS: 1,600 characters, which percent-encode to 14 KiB when every one is
+# a three-byte character (Chinese, say), plus ten media URLs and the other parameters, 2 KiB.
+MAX_BODY_BYTES = 32 * 1024
+# Twilio sends about 20 parameters, 40 with ten media attachments.
+_MAX_FIELDS = 100
+# Longer than any phone number, short code or channel address ("whatsapp:+...") Twilio sends.
+_MAX_ADDRESS_LENGTH = 64
+
+EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response/>'
+
+_MESSAGE_SID = re.compile(r"(SM|MM)[0-9a-fA-F]{32}")
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """Why a request is refused, as the HTTP status and a short reason for the caller."""
+
+    status: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class Ingress:
+    """What the webhook needs, built once per cold start."""
+
+    validator: RequestValidator
+    queue: IncomingQueue
+    public_webhook_url: str | None = None
+
+
+@functools.cache
+def load_ingress() -> Ingress:
+    """Settings, the auth token (from SSM) and the SQS client, read once per cold start.
+
+    A failure is not cached: the next invocation tries again.
+    """
+    settings = WebhookSettings.from_environment()
+    return Ingress(
+        validator=RequestValidator(read_auth_token(settings.twilio)),
+        queue=IncomingQueue(boto3.client("sqs"), settings.incoming_queue_url),
+        public_webhook_url=settings.public_webhook_url,
+    )
+
+
+# --- pure parsing and validation ---------------------------------------------------------------
+
+
+def _header(event: Mapping[str, Any], name: str) -> str | None:
+    # Payload 2.0 lowercases header names; compare without case all the same (sam local, tests).
+    for key, value in (event.get("headers") or {}).items():
+        if key.lower() == name:
+            return str(value)
+    return None
+
+
+def _method(event: Mapping[str, Any]) -> str:
+    http = (event.get("requestContext") or {}).get("http") or {}
+    return str(http.get("method", "")).upper()
+
+
+def read_form(event: Mapping[str, Any]) -> list[tuple[str, str]] | Rejection:
+    """The form parameters of the body, in order, duplicates kept; or why they cannot be read."""
+    raw = event.get("body") or ""
+    if not isinstance(raw, str):
+        return Rejection(400, "body is not form-encoded text")
+    # Refuse a huge body before decoding it; base64 makes it a third longer.
+    if len(raw) > MAX_BODY_BYTES * 4 // 3 + 4:
+        return Rejection(413, "body too large")
+    if event.get("isBase64Encoded"):
+        try:
+            body = base64.b64decode(raw, validate=True)
+        except (binascii.Error, ValueError):
+            return Rejection(400, "body is not valid base64")
+    else:
+        body = raw.encode("utf-8")
+    if len(body) > MAX_BODY_BYTES:
+        return Rejection(413, "body too large")
+    try:
+        text = body.decode("utf-8")
+        return parse_qsl(
+            text, keep_blank_values=True, strict_parsing=False, errors="strict", max_num_fields=_MAX_FIELDS
+        )
+    except ValueError:  # UnicodeDecodeError is one, and so is "too many fields"
+        return Rejection(400, "body is not form-encoded UTF-8")
+
+
+def signed_url(event: Mapping[str, Any], public_webhook_url: str | None) -> str:
+    """The URL Twilio signed: the configured public URL, or the one this request was made to.
+
+    For the API's execute-api endpoint, `rawPath` already holds a named stage's prefix
+    (`/prod/sms`); with the `$default` stage there is none. Behind a custom domain the path
+    API Gateway reports differs from the one Twilio used, so set PUBLIC_WEBHOOK_URL there.
+    """
+    if public_webhook_url:
+        return public_webhook_url
+    context = event.get("requestContext") or {}
+    host = context.get("domainName") or _header(event, "host") or ""
+    path = event.get("rawPath") or (context.get("http") or {}).get("path") or "/"
+    query = event.get("rawQueryString") or ""
+    return f"https://{host}{path}" + (f"?{query}" if query else "")
+
+
+class _MultiValueForm(dict[str, list[str]]):
+    """Form parameters as RequestValidator reads repeated keys (its Django-style `getlist`)."""
+
+    def getlist(self, name: str) -> list[str]:
+        return self[name]
+
+
+def is_signed_by_twilio(
+    validator: RequestValidator, url: str, form: list[tuple[str, str]], signature: str | None
+) -> bool:
+    if not signature:
+        return False
+    parameters = _MultiValueForm()
+    for name, value in form:
+        parameters.setdefault(name, []).append(value)
+    return bool(validator.validate(url, parameters, signature))
+
+
+def inbound_sms(form: list[tuple[str, str]]) -> dict[str, str] | Rejection:
+    """The parameters to enqueue (Twilio's names, all of them), or the first thing wrong with them."""
+    parameters: dict[str, str] = {}
+    for name, value in form:
+        if name in parameters:
+            return Rejection(400, f"parameter {name[:40]} appears more than once")
+        parameters[name] = value
+    if not _MESSAGE_SID.fullmatch(parameters.get("MessageSid", "")):
+        return Rejection(400, "MessageSid missing or malformed")
+    for address in ("From", "To"):
+        if not 0 < len(parameters.get(address, "").strip()) <= _MAX_ADDRESS_LENGTH:
+            return Rejection(400, f"{address} missing or malformed")
+    if "Body" not in parameters:
+        return Rejection(400, "Body missing")
+    return parameters
+
+
+# --- translating requests into calls ------------------------------------------------------------
+
+
+def _plain(rejection: Rejection) -> dict[str, Any]:
+    return {
+        "statusCode": rejection.status,
+        "headers": {"Content-Type": "text/plain; charset=utf-8"},
+        "body": rejection.reason,
+    }
+
+
+def _refuse(rejection: Rejection, **details: str) -> dict[str, Any]:
+    logger.warning(
+        "request refused", extra={"status": rejection.status, "reason": rejection.reason, **details}
+    )
+    return _plain(rejection)
+
+
+def handle(event: Mapping[str, Any], ingress: Ingress) -> dict[str, Any]:
+    """One API Gateway request in, one HTTP response out; see the module docstring for the order."""
+    if _method(event) != "POST":
+        return _refuse(Rejection(405, "only POST is accepted"))
+    form = read_form(event)
+    if isinstance(form, Rejection):
+        return _refuse(form)
+    url = signed_url(event, ingress.public_webhook_url)
+    if not is_signed_by_twilio(ingress.validator, url, form, _header(event, "x-twilio-signature")):
+        return _refuse(Rejection(403, "invalid or missing X-Twilio-Signature"), url=url)
+    sms = inbound_sms(form)
+    if isinstance(sms, Rejection):
+        return _refuse(sms)
+    details = {"message_sid": sms["MessageSid"], "from": mask_phone(sms["From"])}
+    try:
+        queue_message_id = ingress.queue.enqueue(sms)
+    except QueueUnavailable:
+        logger.exception("could not enqueue the inbound SMS", extra=details)
+        return _plain(Rejection(500, "could not accept the message now, try again"))
+    logger.info("inbound SMS enqueued", extra={**details, "queue_message_id": queue_message_id})
+    return {"statusCode": 200, "headers": {"Content-Type": "text/xml"}, "body": EMPTY_TWIML}
+
+
+@logger.inject_lambda_context(log_event=False)  # the event holds phone numbers: never log it
+@tracer.capture_lambda_handler
+def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    """The entry point: nothing a caller sends may crash it, so every failure becomes a status."""
+    try:
+        ingress = load_ingress()
+    except Exception:  # noqa: BLE001 - the boundary: log it, answer 500, let Twilio retry
+        logger.exception("the webhook could not start: settings, SSM or SQS client")
+        return _plain(Rejection(500, "service unavailable"))
+    try:
+        return handle(event, ingress)
+    except Exception:  # noqa: BLE001 - the boundary: a caller must never crash the function
+        logger.exception("unexpected failure while handling a webhook request")
+        return _plain(Rejection(500, "internal error"))

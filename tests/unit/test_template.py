@@ -1,0 +1,586 @@
+"""template.yaml keeps the contract's timing relations and least privilege, and it builds.
+
+The first tests read the template as data. The last ones run the real tools: cfn-lint,
+`sam validate --lint` and `sam build`, then import both handlers from the built artifact, so a
+wrong Handler or CodeUri fails here rather than in a deployment. The SAM CLI lives in its own
+virtual environment (scripts/sam-venv.sh); without it these tests skip locally and fail in CI.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from serverless_rps.config import GameSettings
+
+REPO = Path(__file__).resolve().parents[2]
+TEMPLATE = REPO / "template.yaml"
+SAM = REPO / ".venv-sam" / "bin" / "sam"
+# Inside the ignored .aws-sam/: SAM reuses the dependencies it downloaded while requirements.txt
+# is unchanged, which turns a 35 s build into a few seconds.
+BUILD_DIR = REPO / ".aws-sam" / "test-build" / "build"
+
+# The lock lease must outlast the function timeout by this much: clocks of two Lambda hosts differ.
+CLOCK_SKEW_MARGIN_SECONDS = 5
+MIN_MAX_RECEIVE_COUNT = 5
+SQS_CONSUMER_ACTIONS = {"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"}
+
+
+class _CloudFormationLoader(yaml.SafeLoader):
+    """Reads the short intrinsic tags (!Ref, !GetAtt, !Sub, !If, ...) as their long forms."""
+
+
+def _intrinsic(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> dict[str, Any]:
+    value: Any
+    if isinstance(node, yaml.ScalarNode):
+        value = loader.construct_scalar(node)
+    elif isinstance(node, yaml.SequenceNode):
+        value = loader.construct_sequence(node, deep=True)
+    else:
+        assert isinstance(node, yaml.MappingNode)
+        value = loader.construct_mapping(node, deep=True)
+    if suffix == "Ref":
+        return {"Ref": value}
+    if suffix == "GetAtt" and isinstance(value, str):
+        value = value.split(".", 1)
+    return {f"Fn::{suffix}": value}
+
+
+_CloudFormationLoader.add_multi_constructor("!", _intrinsic)
+
+
+@pytest.fixture(scope="module")
+def template() -> dict[str, Any]:
+    loaded = yaml.load(TEMPLATE.read_text(encoding="utf-8"), Loader=_CloudFormationLoader)
+    assert isinstance(loaded, dict)
+    return loaded
+
+
+def properties(template: dict[str, Any], logical_id: str) -> dict[str, Any]:
+    return dict(template["Resources"][logical_id]["Properties"])
+
+
+def function_setting(template: dict[str, Any], function: str, name: str) -> Any:
+    """A function property, falling back to Globals as SAM does."""
+    own = properties(template, function)
+    return own[name] if name in own else template["Globals"]["Function"][name]
+
+
+def environment(template: dict[str, Any], function: str) -> dict[str, Any]:
+    return dict(properties(template, function)["Environment"]["Variables"])
+
+
+def number(value: Any) -> int:
+    assert isinstance(value, int | str), f"{value!r} must be a literal the test can read"
+    return int(value)
+
+
+def statements(template: dict[str, Any], role: str) -> list[dict[str, Any]]:
+    """Every statement of a role's inline policies, both branches of an !If included."""
+    found: list[dict[str, Any]] = []
+    for policy in properties(template, role)["Policies"]:
+        for statement in policy["PolicyDocument"]["Statement"]:
+            branches = statement["Fn::If"][1:] if "Fn::If" in statement else [statement]
+            found.extend(branch for branch in branches if branch != {"Ref": "AWS::NoValue"})
+    return found
+
+
+def actions(statement: dict[str, Any]) -> set[str]:
+    action = statement["Action"]
+    return {action} if isinstance(action, str) else set(action)
+
+
+def resources(statement: dict[str, Any]) -> list[Any]:
+    resource = statement["Resource"]
+    return resource if isinstance(resource, list) else [resource]
+
+
+def allowed(template: dict[str, Any], role: str, action: str) -> list[Any]:
+    return [
+        resource
+        for statement in statements(template, role)
+        if action in actions(statement)
+        for resource in resources(statement)
+    ]
+
+
+def game_timeout(template: dict[str, Any]) -> int:
+    return number(function_setting(template, "GameFunction", "Timeout"))
+
+
+# --- the timing relations of contract.md ----------------------------------------------------------
+
+
+def test_the_queue_hides_a_message_for_at_least_six_function_timeouts(template: dict[str, Any]) -> None:
+    visibility = number(properties(template, "IncomingQueue")["VisibilityTimeout"])
+
+    assert visibility >= 6 * game_timeout(template)
+
+
+def test_the_lock_lease_outlasts_the_function_timeout_plus_clock_skew(template: dict[str, Any]) -> None:
+    lease = number(environment(template, "GameFunction")["LOCK_LEASE_SECONDS"])
+
+    assert lease >= game_timeout(template) + CLOCK_SKEW_MARGIN_SECONDS
+
+
+def test_an_in_progress_claim_expires_no_sooner_than_the_function_timeout(template: dict[str, Any]) -> None:
+    expiry = number(environment(template, "GameFunction")["IN_PROGRESS_EXPIRY_SECONDS"])
+
+    assert expiry >= game_timeout(template)
+
+
+def test_a_completed_record_outlives_a_message_kept_by_the_queue_and_then_the_dead_letter_queue(
+    template: dict[str, Any],
+) -> None:
+    completed = number(environment(template, "GameFunction")["COMPLETED_RECORD_SECONDS"])
+    queue_retention = number(properties(template, "IncomingQueue")["MessageRetentionPeriod"])
+    dead_letter_retention = number(properties(template, "DeadLetterQueue")["MessageRetentionPeriod"])
+
+    assert completed >= queue_retention + dead_letter_retention
+
+
+def test_the_dead_letter_queue_keeps_messages_at_least_as_long_as_the_queue(template: dict[str, Any]) -> None:
+    queue_retention = number(properties(template, "IncomingQueue")["MessageRetentionPeriod"])
+    dead_letter_retention = number(properties(template, "DeadLetterQueue")["MessageRetentionPeriod"])
+
+    assert dead_letter_retention >= queue_retention
+
+
+def test_a_message_is_received_at_least_five_times_before_it_is_dead_lettered(
+    template: dict[str, Any],
+) -> None:
+    redrive = properties(template, "IncomingQueue")["RedrivePolicy"]
+
+    assert redrive["deadLetterTargetArn"] == {"Fn::GetAtt": ["DeadLetterQueue", "Arn"]}
+    assert number(redrive["maxReceiveCount"]) >= MIN_MAX_RECEIVE_COUNT
+
+
+def test_the_game_function_is_told_its_own_timeout(template: dict[str, Any]) -> None:
+    assert number(environment(template, "GameFunction")["FUNCTION_TIMEOUT_SECONDS"]) == game_timeout(template)
+
+
+def test_the_game_function_environment_passes_the_settings_own_checks(template: dict[str, Any]) -> None:
+    # References (table names, the account SID) become placeholders; the numbers are the template's.
+    variables = {
+        name: value if isinstance(value, str) else f"<{name}>"
+        for name, value in environment(template, "GameFunction").items()
+    }
+
+    settings = GameSettings.from_environment(variables)
+
+    assert settings.function_timeout_seconds == game_timeout(template)
+    assert settings.completed_record_seconds == number(variables["COMPLETED_RECORD_SECONDS"])
+
+
+# --- the game function's queue, the tables ----------------------------------------------------------
+
+
+def test_the_game_function_reports_partial_batch_failures_from_the_incoming_queue(
+    template: dict[str, Any],
+) -> None:
+    events = properties(template, "GameFunction")["Events"]
+    (sqs_event,) = [event["Properties"] for event in events.values() if event["Type"] == "SQS"]
+
+    assert sqs_event["Queue"] == {"Fn::GetAtt": ["IncomingQueue", "Arn"]}
+    assert sqs_event["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+    assert 1 <= sqs_event["BatchSize"] <= 10
+    assert sqs_event["MaximumBatchingWindowInSeconds"] <= 1
+    assert sqs_event["ScalingConfig"]["MaximumConcurrency"] >= 2
+
+
+def test_idempotency_records_expire_through_ttl_on_their_epoch_attribute(template: dict[str, Any]) -> None:
+    table = properties(template, "IdempotencyTable")
+
+    assert table["TimeToLiveSpecification"] == {"AttributeName": "TTLEpochTimestamp", "Enabled": True}
+    assert table["KeySchema"] == [{"AttributeName": "messageId", "KeyType": "HASH"}]
+
+
+@pytest.mark.parametrize(
+    ("table", "key", "recoverable"),
+    [
+        ("GameStateTable", "phone_number", True),
+        ("NicknameTable", "nickname", True),
+        ("IdempotencyTable", "messageId", False),
+    ],
+)
+def test_tables_are_on_demand_keyed_as_the_code_expects_and_player_data_is_recoverable(
+    template: dict[str, Any], table: str, key: str, recoverable: bool
+) -> None:
+    table_properties = properties(template, table)
+
+    assert table_properties["BillingMode"] == "PAY_PER_REQUEST"
+    assert table_properties["KeySchema"] == [{"AttributeName": key, "KeyType": "HASH"}]
+    assert table_properties["AttributeDefinitions"] == [{"AttributeName": key, "AttributeType": "S"}]
+    recovery = table_properties.get("PointInTimeRecoverySpecification", {})
+    assert recovery.get("PointInTimeRecoveryEnabled", False) is recoverable
+
+
+# --- the functions ------------------------------------------------------------------------------
+
+
+def test_the_handlers_are_the_two_entry_points_of_the_package(template: dict[str, Any]) -> None:
+    assert properties(template, "GameFunction")["Handler"] == "serverless_rps.app.lambda_handler"
+    assert properties(template, "WebhookFunction")["Handler"] == "serverless_rps.webhook.lambda_handler"
+
+
+def test_the_runtime_is_the_python_the_tests_run_on(template: dict[str, Any]) -> None:
+    expected = f"python{sys.version_info.major}.{sys.version_info.minor}"
+
+    assert function_setting(template, "GameFunction", "Runtime") == expected
+    assert function_setting(template, "WebhookFunction", "Runtime") == expected
+
+
+def test_the_code_folder_holds_only_the_package_and_its_requirements(template: dict[str, Any]) -> None:
+    code = REPO / function_setting(template, "GameFunction", "CodeUri")
+
+    assert function_setting(template, "WebhookFunction", "CodeUri") == function_setting(
+        template, "GameFunction", "CodeUri"
+    )
+    assert sorted(entry.name for entry in code.iterdir()) == ["requirements.txt", "serverless_rps"]
+    assert (code / "serverless_rps").resolve() == REPO / "serverless_rps"
+    assert (code / "requirements.txt").resolve() == REPO / "requirements.txt"
+
+
+@pytest.mark.parametrize("function", ["GameFunction", "WebhookFunction"])
+def test_each_function_traces_and_logs_json_to_its_own_group_with_a_retention(
+    template: dict[str, Any], function: str
+) -> None:
+    logging_config = function_setting(template, function, "LoggingConfig")
+    log_group = logging_config["LogGroup"]["Ref"]
+
+    assert function_setting(template, function, "Tracing") == "Active"
+    assert logging_config["LogFormat"] == "JSON"
+    assert "RetentionInDays" in properties(template, log_group)
+
+
+@pytest.mark.parametrize("function", ["GameFunction", "WebhookFunction"])
+def test_the_auth_token_reaches_a_function_only_as_the_name_of_an_ssm_parameter(
+    template: dict[str, Any], function: str
+) -> None:
+    variables = environment(template, function)
+
+    assert "TWILIO_AUTH_TOKEN" not in variables
+    assert variables["TWILIO_AUTH_TOKEN_PARAMETER"] == {"Ref": "TwilioAuthTokenParameterName"}
+    assert not any(
+        "Token" in name and "ParameterName" not in name and "Kms" not in name
+        for name in template["Parameters"]
+    )
+
+
+def test_the_webhook_gets_its_queue_account_token_name_and_optional_public_url(
+    template: dict[str, Any],
+) -> None:
+    variables = environment(template, "WebhookFunction")
+
+    assert variables["INCOMING_QUEUE_URL"] == {"Ref": "IncomingQueue"}
+    assert variables["TWILIO_ACCOUNT_SID"] == {"Ref": "TwilioAccountSid"}
+    assert variables["PUBLIC_WEBHOOK_URL"] == {"Ref": "PublicWebhookUrl"}
+    assert template["Parameters"]["PublicWebhookUrl"]["Default"] == ""
+
+
+def test_the_webhook_is_a_post_route_of_the_http_api(template: dict[str, Any]) -> None:
+    (event,) = properties(template, "WebhookFunction")["Events"].values()
+
+    assert event["Type"] == "HttpApi"
+    assert event["Properties"]["ApiId"] == {"Ref": "WebhookApi"}
+    assert event["Properties"]["Method"] == "POST"
+    assert event["Properties"]["Path"] == "/sms"
+    assert template["Resources"]["WebhookApi"]["Type"] == "AWS::Serverless::HttpApi"
+
+
+# --- least privilege ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("function", "role"), [("GameFunction", "GameFunctionRole"), ("WebhookFunction", "WebhookFunctionRole")]
+)
+def test_each_function_has_a_role_of_its_own_so_sam_attaches_no_wildcard_managed_policies(
+    template: dict[str, Any], function: str, role: str
+) -> None:
+    assert properties(template, function)["Role"] == {"Fn::GetAtt": [role, "Arn"]}
+    assert "Policies" not in properties(template, function)
+    assert "ManagedPolicyArns" not in properties(template, role)
+
+
+@pytest.mark.parametrize("role", ["GameFunctionRole", "WebhookFunctionRole"])
+def test_only_x_ray_which_cannot_name_a_resource_is_granted_on_every_resource(
+    template: dict[str, Any], role: str
+) -> None:
+    for statement in statements(template, role):
+        assert statement["Effect"] == "Allow"
+        if any(resource == "*" or "*" in str(resource) for resource in resources(statement)):
+            assert all(action.startswith("xray:") for action in actions(statement)), statement
+
+
+def test_the_game_function_touches_only_its_three_tables_its_queues_and_its_token(
+    template: dict[str, Any],
+) -> None:
+    tables = [
+        {"Fn::GetAtt": [table, "Arn"]} for table in ("GameStateTable", "NicknameTable", "IdempotencyTable")
+    ]
+    role = "GameFunctionRole"
+
+    for action in (
+        "GetItem",
+        "PutItem",
+        "UpdateItem",
+        "DeleteItem",
+        "TransactWriteItems",
+        "ConditionCheckItem",
+    ):
+        assert allowed(template, role, f"dynamodb:{action}") == tables
+    for action in (*SQS_CONSUMER_ACTIONS, "sqs:ChangeMessageVisibility"):
+        assert allowed(template, role, action) == [{"Fn::GetAtt": ["IncomingQueue", "Arn"]}]
+    assert allowed(template, role, "sqs:SendMessage") == [{"Fn::GetAtt": ["DeadLetterQueue", "Arn"]}]
+    (token,) = allowed(template, role, "ssm:GetParameter")
+    assert "${TwilioAuthTokenParameterName}" in token["Fn::Sub"]
+    all_actions = set().union(*(actions(statement) for statement in statements(template, role)))
+    assert not {action for action in all_actions if action.endswith(("Scan", "Query", "DeleteQueue", "*"))}
+
+
+def test_the_webhook_may_only_enqueue_read_its_token_and_write_its_logs_and_traces(
+    template: dict[str, Any],
+) -> None:
+    role = "WebhookFunctionRole"
+    all_actions = set().union(*(actions(statement) for statement in statements(template, role)))
+
+    assert all_actions == {
+        "sqs:SendMessage",
+        "ssm:GetParameter",
+        "kms:Decrypt",
+        "logs:CreateLogStream",
+        "logs:PutLogEvents",
+        "xray:PutTraceSegments",
+        "xray:PutTelemetryRecords",
+    }
+    assert allowed(template, role, "sqs:SendMessage") == [{"Fn::GetAtt": ["IncomingQueue", "Arn"]}]
+    assert allowed(template, role, "logs:PutLogEvents") == [
+        {"Fn::GetAtt": ["WebhookFunctionLogGroup", "Arn"]}
+    ]
+
+
+@pytest.mark.parametrize("role", ["GameFunctionRole", "WebhookFunctionRole"])
+def test_kms_decrypt_is_granted_only_for_a_customer_managed_key_and_only_through_ssm(
+    template: dict[str, Any], role: str
+) -> None:
+    (conditional,) = [
+        statement["Fn::If"]
+        for policy in properties(template, role)["Policies"]
+        for statement in policy["PolicyDocument"]["Statement"]
+        if "Fn::If" in statement
+    ]
+    condition, granted, otherwise = conditional
+
+    assert condition == "UsesCustomerManagedKey"
+    assert otherwise == {"Ref": "AWS::NoValue"}
+    assert granted["Resource"] == {"Ref": "TwilioAuthTokenKmsKeyArn"}
+    assert granted["Condition"]["StringEquals"]["kms:ViaService"] == {
+        "Fn::Sub": "ssm.${AWS::Region}.amazonaws.com"
+    }
+
+
+# --- alarms and outputs ---------------------------------------------------------------------------
+
+
+def alarms(template: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        resource["Properties"]
+        for resource in template["Resources"].values()
+        if resource["Type"] == "AWS::CloudWatch::Alarm"
+    ]
+
+
+def watching(template: dict[str, Any], metric: str, dimension_value: Any) -> list[dict[str, Any]]:
+    return [
+        alarm
+        for alarm in alarms(template)
+        if alarm["MetricName"] == metric
+        and any(dimension["Value"] == dimension_value for dimension in alarm["Dimensions"])
+    ]
+
+
+def test_any_message_on_the_dead_letter_queue_raises_an_alarm(template: dict[str, Any]) -> None:
+    (alarm,) = watching(
+        template, "ApproximateNumberOfMessagesVisible", {"Fn::GetAtt": ["DeadLetterQueue", "QueueName"]}
+    )
+
+    assert alarm["Threshold"] == 0
+    assert alarm["ComparisonOperator"] == "GreaterThanThreshold"
+
+
+@pytest.mark.parametrize("function", ["GameFunction", "WebhookFunction"])
+def test_function_errors_raise_an_alarm(template: dict[str, Any], function: str) -> None:
+    (alarm,) = watching(template, "Errors", {"Ref": function})
+
+    assert alarm["Namespace"] == "AWS/Lambda"
+    assert alarm["Threshold"] == 0
+
+
+def test_an_old_message_in_the_incoming_queue_raises_an_alarm_after_its_retries_could_have_run(
+    template: dict[str, Any],
+) -> None:
+    (alarm,) = watching(
+        template, "ApproximateAgeOfOldestMessage", {"Fn::GetAtt": ["IncomingQueue", "QueueName"]}
+    )
+    retention = number(properties(template, "IncomingQueue")["MessageRetentionPeriod"])
+
+    assert 0 < alarm["Threshold"] < retention
+
+
+def test_every_alarm_notifies_the_alarm_topic(template: dict[str, Any]) -> None:
+    assert len(alarms(template)) >= 4
+    for alarm in alarms(template):
+        assert alarm["AlarmActions"] == [{"Ref": "AlarmTopic"}]
+
+
+def test_outputs_give_the_webhook_url_and_the_resource_names(template: dict[str, Any]) -> None:
+    outputs = template["Outputs"]
+
+    assert outputs["WebhookUrl"]["Value"]["Fn::Sub"].startswith("https://${WebhookApi}.execute-api.")
+    assert outputs["WebhookUrl"]["Value"]["Fn::Sub"].endswith("/sms")
+    for name in (
+        "GameStateTableName",
+        "NicknameTableName",
+        "IdempotencyTableName",
+        "IncomingQueueUrl",
+        "IncomingQueueName",
+        "DeadLetterQueueUrl",
+        "DeadLetterQueueName",
+        "DeadLetterQueueArn",
+    ):
+        assert name in outputs
+
+
+# --- the real tools -------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def sam() -> Path:
+    if not SAM.exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"{SAM} is missing: CI must run scripts/sam-venv.sh (make test does)")
+        pytest.skip("the SAM CLI is not installed: run bash scripts/sam-venv.sh")
+    return SAM
+
+
+def sam_environment() -> dict[str, str]:
+    # `sam build` looks for python3.13 on PATH; put the interpreter running the tests first, ahead
+    # of any pyenv shim that exists but refuses to run.
+    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+    return {**os.environ, "PATH": path, "SAM_CLI_TELEMETRY": "0"}
+
+
+def test_cfn_lint_finds_nothing_in_the_template() -> None:
+    result = subprocess.run(
+        # cfn-lint has no `python -m` entry; call its console script's function with this Python.
+        [
+            sys.executable,
+            "-c",
+            "import sys; from cfnlint.runner import main; sys.exit(main())",
+            str(TEMPLATE),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_sam_validate_with_lint_accepts_the_template(sam: Path) -> None:
+    result = subprocess.run(
+        [str(sam), "validate", "--lint", "--template-file", str(TEMPLATE)],
+        cwd=REPO,
+        env=sam_environment(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.fixture(scope="module")
+def built(sam: Path) -> dict[str, Any]:
+    shutil.rmtree(BUILD_DIR, ignore_errors=True)
+    result = subprocess.run(
+        [str(sam), "build", "--template-file", str(TEMPLATE), "--build-dir", str(BUILD_DIR), "--cached"],
+        cwd=REPO,
+        env=sam_environment(),
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    built_template = yaml.load(
+        (BUILD_DIR / "template.yaml").read_text(encoding="utf-8"), Loader=_CloudFormationLoader
+    )
+    assert isinstance(built_template, dict)
+    return built_template
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("function", ["GameFunction", "WebhookFunction"])
+def test_sam_build_makes_an_artifact_from_which_the_handler_imports(
+    built: dict[str, Any], function: str
+) -> None:
+    function_properties = built["Resources"][function]["Properties"]
+    artifact = BUILD_DIR / function_properties["CodeUri"]
+    module, attribute = function_properties["Handler"].rsplit(".", 1)
+    # -I -S: only the standard library and the artifact, no site-packages, no environment
+    # settings; importing must need no environment variables. The artifact's arm64 extension
+    # modules do not load on an x86 host; their packages fall back to pure Python. -B: write no
+    # bytecode into the artifact.
+    check = (
+        "import importlib, sys\n"
+        f"sys.path.insert(0, {str(artifact)!r})\n"
+        f"handler = getattr(importlib.import_module({module!r}), {attribute!r})\n"
+        "assert callable(handler)\n"
+        f"assert importlib.import_module({module!r}).__file__.startswith({str(artifact)!r})\n"
+        "import boto3, twilio, aws_lambda_powertools\n"
+    )
+
+    result = subprocess.run(
+        [sys.executable, "-I", "-S", "-B", "-c", check],
+        cwd=artifact,
+        env={"PATH": os.environ.get("PATH", "")},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("function", ["GameFunction", "WebhookFunction"])
+def test_the_built_artifact_holds_no_tests_docs_or_virtual_environments(
+    built: dict[str, Any], function: str
+) -> None:
+    artifact = BUILD_DIR / built["Resources"][function]["Properties"]["CodeUri"]
+    top_level = {entry.name for entry in artifact.iterdir()}
+
+    assert "serverless_rps" in top_level
+    assert not top_level & {
+        "tests",
+        "docs",
+        ".venv",
+        ".venv-sam",
+        "scripts",
+        "template.yaml",
+        "Makefile",
+        ".git",
+    }

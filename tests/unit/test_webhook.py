@@ -1,0 +1,585 @@
+"""The webhook: only requests Twilio signed reach the queue, and nothing a caller sends crashes it.
+
+Requests are built as API Gateway HTTP API (payload 2.0) events and signed with twilio's own
+RequestValidator; the queue is moto's SQS.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlencode
+from xml.etree import ElementTree
+
+import boto3
+import pytest
+from twilio.request_validator import RequestValidator
+
+from serverless_rps import webhook
+from serverless_rps.message_queue import IncomingQueue
+from serverless_rps.observability import logger
+
+TOKEN = "0123456789abcdef0123456789abcdef"
+ACCOUNT_SID = "AC" + "a" * 32
+DOMAIN = "abc123defg.execute-api.us-east-1.amazonaws.com"
+API_URL = f"https://{DOMAIN}/sms"
+PLAYER = "+15551234567"
+BOT = "+15550000000"
+
+
+def twilio_parameters(**overrides: str) -> dict[str, str]:
+    parameters = {
+        "ToCountry": "US",
+        "SmsMessageSid": "SM" + "0" * 31 + "1",
+        "NumMedia": "0",
+        "SmsSid": "SM" + "0" * 31 + "1",
+        "SmsStatus": "received",
+        "Body": "rock",
+        "To": BOT,
+        "NumSegments": "1",
+        "MessageSid": "SM" + "0" * 31 + "1",
+        "AccountSid": ACCOUNT_SID,
+        "From": PLAYER,
+        "ApiVersion": "2010-04-01",
+    }
+    parameters.update(overrides)
+    return parameters
+
+
+def sign(parameters: dict[str, str], url: str = API_URL, token: str = TOKEN) -> str:
+    return str(RequestValidator(token).compute_signature(url, parameters))
+
+
+def http_event(
+    body: str,
+    *,
+    signature: str | None = None,
+    encode: bool = True,
+    method: str = "POST",
+    raw_path: str = "/sms",
+    raw_query: str = "",
+    stage: str = "$default",
+) -> dict[str, Any]:
+    """An API Gateway HTTP API event as Lambda receives it (payload format 2.0)."""
+    headers = {
+        "content-type": "application/x-www-form-urlencoded",
+        "host": DOMAIN,
+        "user-agent": "TwilioProxy/1.1",
+        "x-forwarded-proto": "https",
+    }
+    if signature is not None:
+        headers["x-twilio-signature"] = signature
+    return {
+        "version": "2.0",
+        "routeKey": "POST /sms",
+        "rawPath": raw_path,
+        "rawQueryString": raw_query,
+        "headers": headers,
+        "requestContext": {
+            "domainName": DOMAIN,
+            "domainPrefix": DOMAIN.split(".")[0],
+            "http": {"method": method, "path": raw_path, "protocol": "HTTP/1.1", "sourceIp": "54.0.0.1"},
+            "stage": stage,
+        },
+        "body": base64.b64encode(body.encode()).decode() if encode else body,
+        "isBase64Encoded": encode,
+    }
+
+
+def signed_event(parameters: dict[str, str], url: str = API_URL, **options: Any) -> dict[str, Any]:
+    return http_event(urlencode(parameters), signature=sign(parameters, url), **options)
+
+
+@pytest.fixture
+def sqs(aws: None) -> Any:
+    return boto3.client("sqs", region_name="us-east-1")
+
+
+@pytest.fixture
+def queue_url(sqs: Any) -> str:
+    return str(sqs.create_queue(QueueName="incoming")["QueueUrl"])
+
+
+@pytest.fixture
+def ingress(sqs: Any, queue_url: str) -> webhook.Ingress:
+    return webhook.Ingress(RequestValidator(TOKEN), IncomingQueue(sqs, queue_url))
+
+
+def queued(sqs: Any, queue_url: str) -> list[dict[str, str]]:
+    response = sqs.receive_message(QueueUrl=queue_url, MaxNumberOfMessages=10, WaitTimeSeconds=0)
+    return [json.loads(message["Body"]) for message in response.get("Messages", [])]
+
+
+# --- signed requests are enqueued and answered with TwiML ---------------------------------------
+
+
+def test_a_signed_sms_is_enqueued_with_all_of_twilios_parameter_names(
+    ingress: webhook.Ingress, sqs: Any, queue_url: str
+) -> None:
+    parameters = twilio_parameters()
+
+    response = webhook.handle(signed_event(parameters), ingress)
+
+    assert response["statusCode"] == 200
+    assert queued(sqs, queue_url) == [parameters]
+
+
+def test_a_signed_sms_is_answered_at_once_with_an_empty_twiml_response(ingress: webhook.Ingress) -> None:
+    response = webhook.handle(signed_event(twilio_parameters()), ingress)
+
+    assert response["statusCode"] == 200
+    assert response["headers"]["Content-Type"] == "text/xml"
+    assert response["body"].startswith('<?xml version="1.0" encoding="UTF-8"?>')
+    document = ElementTree.fromstring(response["body"])
+    assert document.tag == "Response"
+    assert list(document) == []
+    assert not (document.text or "").strip()
+
+
+def test_a_plain_body_is_accepted_as_well_as_a_base64_one(
+    ingress: webhook.Ingress, sqs: Any, queue_url: str
+) -> None:
+    plain = twilio_parameters(Body="paper", MessageSid="SM" + "a" * 32)
+    encoded = twilio_parameters(Body="scissors", MessageSid="SM" + "b" * 32)
+
+    assert webhook.handle(signed_event(plain, encode=False), ingress)["statusCode"] == 200
+    assert webhook.handle(signed_event(encoded, encode=True), ingress)["statusCode"] == 200
+
+    assert sorted(message["Body"] for message in queued(sqs, queue_url)) == ["paper", "scissors"]
+
+
+def test_an_empty_text_is_accepted_because_the_game_answers_it(
+    ingress: webhook.Ingress, sqs: Any, queue_url: str
+) -> None:
+    response = webhook.handle(signed_event(twilio_parameters(Body="")), ingress)
+
+    assert response["statusCode"] == 200
+    assert queued(sqs, queue_url)[0]["Body"] == ""
+
+
+def test_emoji_other_scripts_and_a_long_text_arrive_on_the_queue_unchanged(
+    ingress: webhook.Ingress, sqs: Any, queue_url: str
+) -> None:
+    body = ("rock 🪨 камень 石 " * 100)[:1600]
+    parameters = twilio_parameters(Body=body, MessageSid="MM" + "c" * 32, NumMedia="1")
+
+    assert webhook.handle(signed_event(parameters), ingress)["statusCode"] == 200
+    assert queued(sqs, queue_url) == [parameters]
+
+
+def test_the_largest_sms_twilio_sends_fits_under_the_size_limit(
+    ingress: webhook.Ingress, sqs: Any, queue_url: str
+) -> None:
+    media = {
+        f"MediaUrl{index}": f"https://api.twilio.com/2010-04-01/Accounts/{ACCOUNT_SID}/Messages/"
+        f"MM{'d' * 32}/Media/ME{index:032d}"
+        for index in range(10)
+    }
+    parameters = twilio_parameters(Body="石" * 1600, MessageSid="MM" + "d" * 32, NumMedia="10", **media)
+
+    assert webhook.handle(signed_event(parameters), ingress)["statusCode"] == 200
+    assert queued(sqs, queue_url) == [parameters]
+
+
+def test_the_same_message_sid_posted_twice_is_accepted_both_times_for_the_game_to_deduplicate(
+    ingress: webhook.Ingress, sqs: Any, queue_url: str
+) -> None:
+    parameters = twilio_parameters()
+
+    first = webhook.handle(signed_event(parameters), ingress)
+    second = webhook.handle(signed_event(parameters), ingress)
+
+    assert first["statusCode"] == second["statusCode"] == 200
+    assert [message["MessageSid"] for message in queued(sqs, queue_url)] == [parameters["MessageSid"]] * 2
+
+
+# --- anything not signed by Twilio for this URL gets 403 and enqueues nothing --------------------
+
+
+def _unsigned() -> dict[str, Any]:
+    return http_event(urlencode(twilio_parameters()))
+
+
+def _bad_signature() -> dict[str, Any]:
+    return http_event(urlencode(twilio_parameters()), signature="bm90IGEgc2lnbmF0dXJlIGF0IGFsbA==")
+
+
+def _empty_signature() -> dict[str, Any]:
+    return http_event(urlencode(twilio_parameters()), signature="")
+
+
+def _signed_for_another_url() -> dict[str, Any]:
+    return signed_event(twilio_parameters(), url="https://attacker.example.com/sms")
+
+
+def _signed_for_another_path() -> dict[str, Any]:
+    return signed_event(twilio_parameters(), url=f"https://{DOMAIN}/other")
+
+
+def _signed_with_another_token() -> dict[str, Any]:
+    parameters = twilio_parameters()
+    return http_event(urlencode(parameters), signature=sign(parameters, token="f" * 32))
+
+
+def _tampered_body() -> dict[str, Any]:
+    parameters = twilio_parameters(Body="rock")
+    return http_event(urlencode({**parameters, "Body": "paper"}), signature=sign(parameters))
+
+
+def _tampered_sender() -> dict[str, Any]:
+    parameters = twilio_parameters()
+    return http_event(urlencode({**parameters, "From": "+15559999999"}), signature=sign(parameters))
+
+
+def _added_parameter() -> dict[str, Any]:
+    parameters = twilio_parameters()
+    return http_event(urlencode({**parameters, "Extra": "1"}), signature=sign(parameters))
+
+
+def _unsigned_and_malformed() -> dict[str, Any]:
+    return http_event(urlencode({"Body": "rock"}))
+
+
+@pytest.mark.parametrize(
+    "make_event",
+    [
+        _unsigned,
+        _bad_signature,
+        _empty_signature,
+        _signed_for_another_url,
+        _signed_for_another_path,
+        _signed_with_another_token,
+        _tampered_body,
+        _tampered_sender,
+        _added_parameter,
+        _unsigned_and_malformed,
+    ],
+)
+def test_a_request_twilio_did_not_sign_for_this_url_is_refused_and_nothing_is_enqueued(
+    make_event: Any, ingress: webhook.Ingress, sqs: Any, queue_url: str
+) -> None:
+    response = webhook.handle(make_event(), ingress)
+
+    assert response["statusCode"] == 403
+    assert "Signature" in response["body"]
+    assert queued(sqs, queue_url) == []
+
+
+# --- the URL the signature covers ----------------------------------------------------------------
+
+
+def test_the_signed_url_is_rebuilt_from_the_domain_and_raw_path() -> None:
+    assert webhook.signed_url(http_event(""), None) == API_URL
+
+
+def test_the_rebuilt_url_keeps_a_named_stage_prefix_and_the_query_string() -> None:
+    event = http_event("", raw_path="/prod/sms", raw_query="game=1&x=a%20b", stage="prod")
+
+    assert webhook.signed_url(event, None) == f"https://{DOMAIN}/prod/sms?game=1&x=a%20b"
+
+
+def test_a_request_signed_for_a_stage_url_with_a_query_is_accepted(
+    ingress: webhook.Ingress, sqs: Any, queue_url: str
+) -> None:
+    parameters = twilio_parameters()
+    url = f"https://{DOMAIN}/prod/sms?source=twilio"
+    event = signed_event(parameters, url=url, raw_path="/prod/sms", raw_query="source=twilio", stage="prod")
+
+    assert webhook.handle(event, ingress)["statusCode"] == 200
+    assert len(queued(sqs, queue_url)) == 1
+
+
+def test_a_configured_public_url_is_what_the_signature_must_cover(
+    sqs: Any, queue_url: str, ingress: webhook.Ingress
+) -> None:
+    public = "https://rps.example.com/twilio/sms"
+    behind_custom_domain = webhook.Ingress(ingress.validator, ingress.queue, public_webhook_url=public)
+    parameters = twilio_parameters()
+
+    signed_for_public_url = webhook.handle(signed_event(parameters, url=public), behind_custom_domain)
+    signed_for_api_url = webhook.handle(signed_event(parameters, url=API_URL), behind_custom_domain)
+
+    assert signed_for_public_url["statusCode"] == 200
+    assert signed_for_api_url["statusCode"] == 403
+    assert len(queued(sqs, queue_url)) == 1
+
+
+def test_a_signature_computed_with_the_default_port_in_the_url_is_accepted(ingress: webhook.Ingress) -> None:
+    parameters = twilio_parameters()
+    event = http_event(urlencode(parameters), signature=sign(parameters, url=f"https://{DOMAIN}:443/sms"))
+
+    assert webhook.handle(event, ingress)["statusCode"] == 200
+
+
+# --- signed but malformed: 400 with a reason, nothing enqueued -----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("parameters", "reason"),
+    [
+        ({k: v for k, v in twilio_parameters().items() if k != "MessageSid"}, "MessageSid"),
+        (twilio_parameters(MessageSid="SM123"), "MessageSid"),
+        (twilio_parameters(MessageSid="XX" + "0" * 32), "MessageSid"),
+        (twilio_parameters(MessageSid="SM" + "g" * 32), "MessageSid"),
+        (twilio_parameters(MessageSid="SM" + "0" * 32 + "0"), "MessageSid"),
+        ({k: v for k, v in twilio_parameters().items() if k != "From"}, "From"),
+        (twilio_parameters(From=" "), "From"),
+        (twilio_parameters(From="+1" * 40), "From"),
+        ({k: v for k, v in twilio_parameters().items() if k != "To"}, "To"),
+        ({k: v for k, v in twilio_parameters().items() if k != "Body"}, "Body"),
+    ],
+    ids=[
+        "no-sid",
+        "short-sid",
+        "wrong-prefix",
+        "not-hex",
+        "long-sid",
+        "no-from",
+        "blank-from",
+        "long-from",
+        "no-to",
+        "no-body",
+    ],
+)
+def test_a_signed_request_with_a_missing_or_malformed_field_gets_400_and_a_reason(
+    parameters: dict[str, str], reason: str, ingress: webhook.Ingress, sqs: Any, queue_url: str
+) -> None:
+    response = webhook.handle(signed_event(parameters), ingress)
+
+    assert response["statusCode"] == 400
+    assert reason in response["body"]
+    assert len(response["body"]) < 100
+    assert queued(sqs, queue_url) == []
+
+
+def test_a_signed_request_that_repeats_a_parameter_gets_400(
+    ingress: webhook.Ingress, sqs: Any, queue_url: str
+) -> None:
+    parameters = twilio_parameters()
+    body = urlencode(parameters) + "&Body=paper"
+    signature = str(
+        RequestValidator(TOKEN).compute_signature(API_URL, _MultiDict(parameters, extra=("Body", "paper")))
+    )
+
+    response = webhook.handle(http_event(body, signature=signature), ingress)
+
+    assert response["statusCode"] == 400
+    assert "Body" in response["body"]
+    assert queued(sqs, queue_url) == []
+
+
+class _MultiDict(dict[str, list[str]]):
+    """Form parameters with a repeated key, signed the way Twilio's validator reads them."""
+
+    def __init__(self, parameters: dict[str, str], extra: tuple[str, str]) -> None:
+        super().__init__({name: [value] for name, value in parameters.items()})
+        self[extra[0]].append(extra[1])
+
+    def getlist(self, name: str) -> list[str]:
+        return self[name]
+
+
+@pytest.mark.parametrize(
+    ("event", "reason"),
+    [
+        ({**http_event("x"), "body": "%%%not base64%%%"}, "base64"),
+        (http_event("Body=%FF%FE&From=%2B1555", encode=True), "UTF-8"),
+        (http_event("&".join(f"p{index}=1" for index in range(200))), "form"),
+    ],
+    ids=["bad-base64", "bad-utf8", "too-many-fields"],
+)
+def test_a_body_that_cannot_be_read_gets_400(
+    event: dict[str, Any], reason: str, ingress: webhook.Ingress, sqs: Any, queue_url: str
+) -> None:
+    response = webhook.handle(event, ingress)
+
+    assert response["statusCode"] == 400
+    assert reason in response["body"]
+    assert queued(sqs, queue_url) == []
+
+
+@pytest.mark.parametrize("encode", [True, False], ids=["base64", "plain"])
+def test_an_oversize_body_is_refused_with_413(
+    encode: bool, ingress: webhook.Ingress, sqs: Any, queue_url: str
+) -> None:
+    parameters = twilio_parameters(Body="x" * (webhook.MAX_BODY_BYTES + 1))
+
+    response = webhook.handle(signed_event(parameters, encode=encode), ingress)
+
+    assert response["statusCode"] == 413
+    assert queued(sqs, queue_url) == []
+
+
+def test_a_body_just_under_the_limit_is_accepted(ingress: webhook.Ingress) -> None:
+    parameters = twilio_parameters(Body="")
+    room = webhook.MAX_BODY_BYTES - len(urlencode(parameters))
+    parameters["Body"] = "x" * room
+    assert len(urlencode(parameters)) == webhook.MAX_BODY_BYTES
+
+    assert webhook.handle(signed_event(parameters), ingress)["statusCode"] == 200
+
+
+@pytest.mark.parametrize("method", ["GET", "PUT", "DELETE", "HEAD"])
+def test_methods_other_than_post_get_405(
+    method: str, ingress: webhook.Ingress, sqs: Any, queue_url: str
+) -> None:
+    response = webhook.handle(signed_event(twilio_parameters(), method=method), ingress)
+
+    assert response["statusCode"] == 405
+    assert queued(sqs, queue_url) == []
+
+
+def test_a_queue_that_refuses_the_message_gives_500_so_twilio_retries(sqs: Any, queue_url: str) -> None:
+    missing_queue = queue_url.rsplit("/", 1)[0] + "/no-such-queue"
+    broken = webhook.Ingress(RequestValidator(TOKEN), IncomingQueue(sqs, missing_queue))
+
+    response = webhook.handle(signed_event(twilio_parameters()), broken)
+
+    assert response["statusCode"] == 500
+    assert response["headers"]["Content-Type"].startswith("text/plain")
+
+
+# --- the Lambda entry point: settings once per cold start, never a crash -------------------------
+
+
+@dataclass(frozen=True)
+class FakeLambdaContext:
+    function_name: str = "serverless-rps-webhook"
+    memory_limit_in_mb: int = 256
+    invoked_function_arn: str = "arn:aws:lambda:us-east-1:123456789012:function:serverless-rps-webhook"
+    aws_request_id: str = "c6af9ac6-7b61-11e6-9a41-93e812345678"
+
+
+@pytest.fixture
+def cold_start() -> Iterator[None]:
+    webhook.load_ingress.cache_clear()
+    yield
+    webhook.load_ingress.cache_clear()
+
+
+@pytest.fixture
+def deployed_environment(monkeypatch: pytest.MonkeyPatch, sqs: Any, queue_url: str, cold_start: None) -> Any:
+    ssm = boto3.client("ssm", region_name="us-east-1")
+    ssm.put_parameter(Name="/serverless-rps/twilio-auth-token", Value=TOKEN, Type="SecureString")
+    monkeypatch.setenv("INCOMING_QUEUE_URL", queue_url)
+    monkeypatch.setenv("TWILIO_ACCOUNT_SID", ACCOUNT_SID)
+    monkeypatch.setenv("TWILIO_AUTH_TOKEN_PARAMETER", "/serverless-rps/twilio-auth-token")
+    monkeypatch.delenv("TWILIO_AUTH_TOKEN", raising=False)
+    monkeypatch.delenv("PUBLIC_WEBHOOK_URL", raising=False)
+    return ssm
+
+
+def test_the_handler_reads_the_token_from_ssm_once_per_cold_start(
+    deployed_environment: Any, sqs: Any, queue_url: str
+) -> None:
+    parameters = twilio_parameters()
+    assert webhook.lambda_handler(signed_event(parameters), FakeLambdaContext())["statusCode"] == 200
+
+    rotated = "r" * 32
+    deployed_environment.put_parameter(
+        Name="/serverless-rps/twilio-auth-token", Value=rotated, Type="SecureString", Overwrite=True
+    )
+    # Still the same execution environment: the old token is what it knows.
+    assert webhook.lambda_handler(signed_event(parameters), FakeLambdaContext())["statusCode"] == 200
+    signed_with_rotated = http_event(urlencode(parameters), signature=sign(parameters, token=rotated))
+    assert webhook.lambda_handler(signed_with_rotated, FakeLambdaContext())["statusCode"] == 403
+
+    webhook.load_ingress.cache_clear()  # a new cold start picks the rotated token up
+    assert webhook.lambda_handler(signed_with_rotated, FakeLambdaContext())["statusCode"] == 200
+    assert len(queued(sqs, queue_url)) == 3
+
+
+def test_the_handler_checks_against_public_webhook_url_when_it_is_set(
+    deployed_environment: Any, monkeypatch: pytest.MonkeyPatch, sqs: Any, queue_url: str
+) -> None:
+    public = "https://sms.example.org/rps"
+    monkeypatch.setenv("PUBLIC_WEBHOOK_URL", public)
+    parameters = twilio_parameters()
+
+    assert (
+        webhook.lambda_handler(signed_event(parameters, url=public), FakeLambdaContext())["statusCode"] == 200
+    )
+    assert webhook.lambda_handler(signed_event(parameters), FakeLambdaContext())["statusCode"] == 403
+    assert len(queued(sqs, queue_url)) == 1
+
+
+def test_the_handler_answers_500_without_crashing_when_its_settings_are_missing(
+    monkeypatch: pytest.MonkeyPatch, cold_start: None
+) -> None:
+    for name in (
+        "INCOMING_QUEUE_URL",
+        "TWILIO_AUTH_TOKEN_PARAMETER",
+        "TWILIO_AUTH_TOKEN",
+        "TWILIO_ACCOUNT_SID",
+    ):
+        monkeypatch.delenv(name, raising=False)
+
+    response = webhook.lambda_handler(signed_event(twilio_parameters()), FakeLambdaContext())
+
+    assert response["statusCode"] == 500
+
+
+def test_the_handler_answers_500_without_crashing_when_the_token_parameter_is_missing(
+    monkeypatch: pytest.MonkeyPatch, sqs: Any, queue_url: str, cold_start: None
+) -> None:
+    monkeypatch.setenv("INCOMING_QUEUE_URL", queue_url)
+    monkeypatch.setenv("TWILIO_ACCOUNT_SID", ACCOUNT_SID)
+    monkeypatch.setenv("TWILIO_AUTH_TOKEN_PARAMETER", "/no/such/parameter")
+
+    response = webhook.lambda_handler(signed_event(twilio_parameters()), FakeLambdaContext())
+
+    assert response["statusCode"] == 500
+    assert queued(sqs, queue_url) == []
+
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        {},
+        {"body": 5, "requestContext": {"http": {"method": "POST"}}},
+        {"requestContext": None, "headers": None},
+        {"requestContext": {"http": {"method": "POST"}}, "headers": "not a mapping", "body": "a=b"},
+        {"requestContext": {"http": {"method": "POST"}}, "body": None, "isBase64Encoded": True},
+        {**http_event(""), "headers": {"X-Twilio-Signature": ["a", "list"]}},
+        [],
+        None,
+    ],
+    ids=[
+        "empty",
+        "number-body",
+        "null-context",
+        "string-headers",
+        "null-body",
+        "list-signature",
+        "list",
+        "none",
+    ],
+)
+def test_the_handler_never_crashes_whatever_the_event(event: Any, deployed_environment: Any) -> None:
+    response = webhook.lambda_handler(event, FakeLambdaContext())
+
+    assert response["statusCode"] in {400, 403, 405, 413, 500}
+    assert len(response["body"]) < 100
+
+
+def test_logs_hold_neither_a_full_phone_number_nor_the_token(
+    deployed_environment: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    output = io.StringIO()
+    monkeypatch.setattr(logger.registered_handler, "stream", output)
+    parameters = twilio_parameters()
+
+    webhook.lambda_handler(signed_event(parameters), FakeLambdaContext())
+    webhook.lambda_handler(signed_event(twilio_parameters(MessageSid="bad")), FakeLambdaContext())
+    webhook.lambda_handler(http_event(urlencode(parameters)), FakeLambdaContext())
+
+    logged = output.getvalue()
+    assert "inbound SMS enqueued" in logged
+    assert PLAYER[-4:] in logged
+    assert PLAYER not in logged
+    assert PLAYER[1:] not in logged
+    assert TOKEN not in logged
