@@ -1,0 +1,16 @@
+"""Fixtures of the local stack's tests: one moto server (its own process) for the session."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from serverless_rps.local.aws import MotoServer
+
+
+@pytest.fixture(scope="session")
+def moto_endpoint() -> Iterator[str]:
+    server = MotoServer()
+    yield server.start()
+    server.stop()

@@ -1,0 +1,111 @@
+"""The phone simulator page in Debian's chromium (headless), driven by Playwright.
+
+The screenshot goes to test-output/simulator.png; with UPDATE_SCREENSHOT=1 it also replaces
+docs/img/simulator.png, the one the README shows.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect, sync_playwright
+
+from serverless_rps.local import dev_account
+from serverless_rps.local.stack import LocalStack, StackOptions, repository_root
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGUMENTS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+REPLY_TIMEOUT_MS = 60_000
+
+
+@pytest.fixture(scope="module")
+def page_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    options = StackOptions(workers=2, log_directory=tmp_path_factory.mktemp("logs"))
+    with LocalStack(options) as stack:
+        assert stack.page_url is not None
+        yield stack.page_url
+
+
+@pytest.fixture
+def page() -> Iterator[Page]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: apt-get install -y chromium")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGUMENTS)
+        yield browser.new_page(viewport={"width": 1120, "height": 700})
+        browser.close()
+
+
+def _text(page: Page, phone: str, body: str) -> None:
+    card = page.locator(f'.phone[data-phone="{phone}"]')
+    card.get_by_test_id("compose").fill(body)
+    card.get_by_test_id("send").click()
+    expect(card.locator(".bubble.inbound").last).to_have_text(body)
+
+
+def _wait_for_replies(page: Page, phone: str, count: int) -> None:
+    expect(page.locator(f'.phone[data-phone="{phone}"] .bubble.outbound')).to_have_count(
+        count, timeout=REPLY_TIMEOUT_MS
+    )
+
+
+def test_two_players_register_play_and_both_see_the_result(page_url: str, page: Page) -> None:
+    alice, bob = dev_account.FIRST_PHONE_NUMBERS
+    page.goto(page_url)
+    expect(page.locator(".phone")).to_have_count(2)
+
+    _text(page, alice, "nick alice")
+    _wait_for_replies(page, alice, 1)
+    _text(page, bob, "nick bob")
+    _wait_for_replies(page, bob, 1)
+    _text(page, alice, "throw rock bob")
+    _wait_for_replies(page, bob, 2)
+    _text(page, bob, "paper alice")
+    _wait_for_replies(page, alice, 3)
+    _wait_for_replies(page, bob, 3)
+
+    for phone in (alice, bob):
+        result = page.locator(f'.phone[data-phone="{phone}"] .bubble.outbound').last
+        expect(result).to_contain_text("rock")
+        expect(result).to_contain_text("paper")
+    expect(page.locator("#queue-depth")).to_contain_text("0 waiting")
+    _save_screenshot(page)
+
+
+def test_phones_can_be_added_and_removed(page_url: str, page: Page) -> None:
+    page.goto(page_url)
+    expect(page.locator(".phone")).to_have_count(2)
+
+    page.get_by_role("button", name="Add phone").click()
+    expect(page.locator(".phone")).to_have_count(3)
+    added = page.locator(".phone").last
+    number = added.get_attribute("data-phone")
+    added.get_by_title("Remove phone").click()
+
+    expect(page.locator(".phone")).to_have_count(2)
+    assert number not in dev_account.FIRST_PHONE_NUMBERS
+
+
+def _save_screenshot(page: Page) -> None:
+    output = repository_root() / "test-output"
+    output.mkdir(exist_ok=True)
+    screenshot = output / "simulator.png"
+    page.screenshot(path=str(screenshot), full_page=True)
+    if os.environ.get("UPDATE_SCREENSHOT") == "1":
+        target = repository_root() / "docs" / "img" / "simulator.png"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(screenshot, target)

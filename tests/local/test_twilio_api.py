@@ -1,0 +1,194 @@
+"""The local Twilio Messages API, driven by the real `twilio` client as the game drives it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import requests
+from twilio.base.exceptions import TwilioRestException
+from twilio.rest import Client
+
+from serverless_rps.local.twilio_api import LocalTwilioApi, count_segments
+from serverless_rps.sms_gateway import RedirectingHttpClient
+
+ACCOUNT_SID = "AC" + "0" * 32
+AUTH_TOKEN = "test-auth-token"
+SERVICE_NUMBER = "+15550100000"
+ALICE = "+15550100001"
+
+
+@pytest.fixture
+def twilio_api() -> Iterator[LocalTwilioApi]:
+    with LocalTwilioApi(ACCOUNT_SID, AUTH_TOKEN) as api:
+        yield api
+
+
+def _client(api: LocalTwilioApi, token: str = AUTH_TOKEN) -> Client:
+    return Client(ACCOUNT_SID, token, http_client=RedirectingHttpClient(api.base_url))
+
+
+def _send(
+    api: LocalTwilioApi, to: str = ALICE, body: str = "Welcome, alice!", token: str = AUTH_TOKEN
+) -> Any:
+    return _client(api, token).messages.create(to=to, from_=SERVICE_NUMBER, body=body)
+
+
+def test_a_send_is_accepted_and_recorded_like_twilio(twilio_api: LocalTwilioApi) -> None:
+    message = _send(twilio_api)
+
+    assert message.sid.startswith("SM")
+    assert len(message.sid) == 34
+    assert (message.status, message.to, message.from_, message.body) == (
+        "queued",
+        ALICE,
+        SERVICE_NUMBER,
+        "Welcome, alice!",
+    )
+    assert message.account_sid == ACCOUNT_SID
+    assert message.num_segments == "1"
+    [recorded] = twilio_api.sent_messages()
+    assert (recorded["sid"], recorded["to"], recorded["body"]) == (message.sid, ALICE, "Welcome, alice!")
+
+
+def test_a_wrong_auth_token_is_refused_with_20003(twilio_api: LocalTwilioApi) -> None:
+    with pytest.raises(TwilioRestException) as refused:
+        _send(twilio_api, token="not-the-token")
+
+    assert (refused.value.status, refused.value.code) == (401, 20003)
+    assert twilio_api.sent_messages() == []
+
+
+def test_a_send_to_an_opted_out_phone_is_refused_with_21610(twilio_api: LocalTwilioApi) -> None:
+    twilio_api.opt_out(ALICE)
+
+    with pytest.raises(TwilioRestException) as refused:
+        _send(twilio_api)
+
+    assert (refused.value.status, refused.value.code) == (400, 21610)
+    assert twilio_api.sent_messages() == []
+    assert [(attempt["to"], attempt["code"]) for attempt in twilio_api.attempts()] == [(ALICE, 21610)]
+
+
+def test_texting_stop_opts_a_phone_out_and_start_opts_it_back_in(twilio_api: LocalTwilioApi) -> None:
+    confirmation = twilio_api.receive_inbound(ALICE, "  stop ")
+    with pytest.raises(TwilioRestException) as refused:
+        _send(twilio_api)
+    twilio_api.receive_inbound(ALICE, "START")
+    _send(twilio_api)
+
+    assert confirmation is not None
+    assert "unsubscribed" in confirmation
+    assert refused.value.code == 21610
+    assert len(twilio_api.sent_messages()) == 1
+
+
+def test_an_ordinary_text_changes_no_opt_out(twilio_api: LocalTwilioApi) -> None:
+    assert twilio_api.receive_inbound(ALICE, "stop it bob") is None
+    assert twilio_api.opted_out() == set()
+
+
+def test_a_to_number_that_is_not_e164_is_refused_with_21211(twilio_api: LocalTwilioApi) -> None:
+    with pytest.raises(TwilioRestException) as refused:
+        _send(twilio_api, to="555-0100")
+
+    assert (refused.value.status, refused.value.code) == (400, 21211)
+
+
+def test_an_injected_429_carries_retry_after_and_only_the_next_send_fails(twilio_api: LocalTwilioApi) -> None:
+    twilio_api.fail_next(1, status=429, retry_after=7)
+    http_client = RedirectingHttpClient(twilio_api.base_url)
+    client = Client(ACCOUNT_SID, AUTH_TOKEN, http_client=http_client)
+
+    with pytest.raises(TwilioRestException) as throttled:
+        client.messages.create(to=ALICE, from_=SERVICE_NUMBER, body="first")
+    retry_after = http_client.last_retry_after
+    client.messages.create(to=ALICE, from_=SERVICE_NUMBER, body="second")
+
+    assert (throttled.value.status, throttled.value.code, retry_after) == (429, 20429, 7)
+    assert [message["body"] for message in twilio_api.sent_messages()] == ["second"]
+
+
+@pytest.mark.parametrize("status", [500, 503])
+def test_injected_server_errors_fail_as_many_sends_as_asked(twilio_api: LocalTwilioApi, status: int) -> None:
+    twilio_api.fail_next(2, status=status)
+
+    statuses = []
+    for _ in range(3):
+        try:
+            _send(twilio_api)
+            statuses.append(201)
+        except TwilioRestException as error:
+            statuses.append(error.status)
+
+    assert statuses == [status, status, 201]
+
+
+def test_a_stalled_send_that_was_accepted_times_the_client_out_but_is_recorded(
+    twilio_api: LocalTwilioApi,
+) -> None:
+    twilio_api.stall_next(1, seconds=2, accept=True)
+    http_client = RedirectingHttpClient(twilio_api.base_url, timeout=0.2)
+    client = Client(ACCOUNT_SID, AUTH_TOKEN, http_client=http_client)
+
+    with pytest.raises(requests.exceptions.Timeout):
+        client.messages.create(to=ALICE, from_=SERVICE_NUMBER, body="maybe twice")
+
+    assert [message["body"] for message in twilio_api.sent_messages()] == ["maybe twice"]
+
+
+def test_waiting_for_messages_returns_once_enough_were_sent(twilio_api: LocalTwilioApi) -> None:
+    _send(twilio_api, body="one")
+    _send(twilio_api, body="two")
+
+    assert [message["body"] for message in twilio_api.wait_for_messages(2, timeout=1)] == ["one", "two"]
+    with pytest.raises(TimeoutError):
+        twilio_api.wait_for_messages(3, timeout=0.05)
+
+
+def test_the_local_endpoints_list_messages_since_an_index_and_drive_the_switches(
+    twilio_api: LocalTwilioApi,
+) -> None:
+    _send(twilio_api, body="one")
+    _send(twilio_api, body="two")
+    base = twilio_api.base_url
+
+    listed = requests.get(f"{base}/_local/messages", params={"since": 1}, timeout=5).json()
+    requests.post(f"{base}/_local/opt-outs", json={"phone": ALICE}, timeout=5)
+    opted_out = requests.get(f"{base}/_local/opt-outs", timeout=5).json()["opted_out"]
+    requests.post(f"{base}/_local/faults", json={"count": 1, "status": 503}, timeout=5)
+    requests.delete(f"{base}/_local/opt-outs/{ALICE}", timeout=5)
+    with pytest.raises(TwilioRestException) as unavailable:
+        _send(twilio_api)
+    requests.post(f"{base}/_local/clear", timeout=5)
+
+    assert ([message["body"] for message in listed["messages"]], listed["next"]) == (["two"], 2)
+    assert opted_out == [ALICE]
+    assert unavailable.value.status == 503
+    assert twilio_api.sent_messages() == []
+
+
+def test_every_accepted_message_reaches_the_subscribers(twilio_api: LocalTwilioApi) -> None:
+    seen: list[str] = []
+    twilio_api.subscribe(lambda message: seen.append(message["body"]))
+
+    _send(twilio_api, body="hello")
+
+    assert seen == ["hello"]
+
+
+@pytest.mark.parametrize(
+    ("body", "encoding", "segments"),
+    [
+        ("a" * 160, "GSM-7", 1),
+        ("a" * 161, "GSM-7", 2),
+        ("€" * 80, "GSM-7", 1),
+        ("€" * 81, "GSM-7", 2),
+        ("✊" * 70, "UCS-2", 1),
+        ("✊" * 71, "UCS-2", 2),
+    ],
+)
+def test_segments_are_counted_as_a_handset_would(body: str, encoding: str, segments: int) -> None:
+    counted = count_segments(body)
+    assert (counted.encoding, counted.segments) == (encoding, segments)
