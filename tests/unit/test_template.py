@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from serverless_rps.config import GameSettings
+from serverless_rps.local.template import load_cloudformation_yaml
 
 REPO = Path(__file__).resolve().parents[2]
 TEMPLATE = REPO / "template.yaml"
@@ -33,32 +33,9 @@ MIN_MAX_RECEIVE_COUNT = 5
 SQS_CONSUMER_ACTIONS = {"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"}
 
 
-class _CloudFormationLoader(yaml.SafeLoader):
-    """Reads the short intrinsic tags (!Ref, !GetAtt, !Sub, !If, ...) as their long forms."""
-
-
-def _intrinsic(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> dict[str, Any]:
-    value: Any
-    if isinstance(node, yaml.ScalarNode):
-        value = loader.construct_scalar(node)
-    elif isinstance(node, yaml.SequenceNode):
-        value = loader.construct_sequence(node, deep=True)
-    else:
-        assert isinstance(node, yaml.MappingNode)
-        value = loader.construct_mapping(node, deep=True)
-    if suffix == "Ref":
-        return {"Ref": value}
-    if suffix == "GetAtt" and isinstance(value, str):
-        value = value.split(".", 1)
-    return {f"Fn::{suffix}": value}
-
-
-_CloudFormationLoader.add_multi_constructor("!", _intrinsic)
-
-
 @pytest.fixture(scope="module")
 def template() -> dict[str, Any]:
-    loaded = yaml.load(TEMPLATE.read_text(encoding="utf-8"), Loader=_CloudFormationLoader)
+    loaded = load_cloudformation_yaml(TEMPLATE.read_text(encoding="utf-8"))
     assert isinstance(loaded, dict)
     return loaded
 
@@ -522,9 +499,7 @@ def built(sam: Path) -> dict[str, Any]:
         check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    built_template = yaml.load(
-        (BUILD_DIR / "template.yaml").read_text(encoding="utf-8"), Loader=_CloudFormationLoader
-    )
+    built_template = load_cloudformation_yaml((BUILD_DIR / "template.yaml").read_text(encoding="utf-8"))
     assert isinstance(built_template, dict)
     return built_template
 
