@@ -97,3 +97,21 @@ def test_twilio_throttling_fails_only_that_message(deployed: Any, twilio: LocalT
     )
     assert response == {"batchItemFailures": [{"itemIdentifier": "sqs-SM" + "8" * 32}]}
     assert [message["to"] for message in twilio.sent_messages()] == [BOB]
+
+
+def test_full_phone_numbers_and_the_token_never_reach_the_logs(
+    deployed: Any,
+    twilio: LocalTwilioApi,
+    capsys: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level("INFO")  # the deployed level; botocore at DEBUG logs request bodies
+    twilio.fail_next(status=503)
+    app.lambda_handler(
+        _event(("SM" + "a1" * 16, ALICE, "nick alice"), ("SM" + "b2" * 16, BOB, "throw rock alice")),
+        LambdaContext(),
+    )
+    written = capsys.readouterr().out + capsys.readouterr().err + caplog.text
+    assert "processing" in written, "the handler logged nothing: the check below would prove nothing"
+    for secret in (ALICE, BOB, ALICE[1:], BOB[1:], TWILIO_TOKEN):
+        assert secret not in written
