@@ -3,14 +3,16 @@ variables: moto for DynamoDB and SQS, the real Twilio client against the local T
 
 from __future__ import annotations
 
+import io
 import json
+import logging
 from collections.abc import Iterator
 from typing import Any
 
 import boto3
 import pytest
 
-from serverless_rps import app, replies
+from serverless_rps import app, observability, replies
 from serverless_rps.local.twilio_api import LocalTwilioApi
 from serverless_rps.rules import Move, Outcome
 from tests.conftest import ALICE, BOB, BOT_NUMBER, REGION, TABLES, TWILIO_ACCOUNT, TWILIO_TOKEN
@@ -100,18 +102,23 @@ def test_twilio_throttling_fails_only_that_message(deployed: Any, twilio: LocalT
 
 
 def test_full_phone_numbers_and_the_token_never_reach_the_logs(
-    deployed: Any,
-    twilio: LocalTwilioApi,
-    capsys: pytest.CaptureFixture[str],
-    caplog: pytest.LogCaptureFixture,
+    deployed: Any, twilio: LocalTwilioApi, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level("INFO")  # the deployed level; botocore at DEBUG logs request bodies
-    twilio.fail_next(status=503)
-    app.lambda_handler(
-        _event(("SM" + "a1" * 16, ALICE, "nick alice"), ("SM" + "b2" * 16, BOB, "throw rock alice")),
-        LambdaContext(),
-    )
-    written = capsys.readouterr().out + capsys.readouterr().err + caplog.text
-    assert "processing" in written, "the handler logged nothing: the check below would prove nothing"
+    # Our JSON lines, `extra` fields included, exactly as CloudWatch would receive them.
+    json_lines = io.StringIO()
+    handler = logging.StreamHandler(json_lines)
+    handler.setFormatter(observability.logger.registered_formatter)
+    observability.logger.addHandler(handler)
+    try:
+        twilio.fail_next(status=503)
+        app.lambda_handler(
+            _event(("SM" + "a1" * 16, ALICE, "nick alice"), ("SM" + "b2" * 16, BOB, "throw rock alice")),
+            LambdaContext(),
+        )
+    finally:
+        observability.logger.removeHandler(handler)
+    written = json_lines.getvalue() + caplog.text
+    assert '"sender":"+*******0001"' in written, "no masked sender logged: the check below would be blind"
     for secret in (ALICE, BOB, ALICE[1:], BOB[1:], TWILIO_TOKEN):
         assert secret not in written
