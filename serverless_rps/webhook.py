@@ -9,7 +9,7 @@ The checks, in order, and what a caller gets when one fails::
 
     not a POST                               405
     body over MAX_BODY_BYTES                 413
-    body not decodable form data             400
+    body not decodable form data             403   (it cannot be validly signed)
     X-Twilio-Signature missing or wrong      403   (nothing that fails here is looked at further)
     a field missing or malformed             400
     the queue refused the message            500   (retried by Twilio when its URL asks for it,
@@ -212,7 +212,10 @@ def handle(event: Mapping[str, Any], ingress: Ingress) -> dict[str, Any]:
         return _refuse(Rejection(405, "only POST is accepted"))
     form = read_form(event)
     if isinstance(form, Rejection):
-        return _refuse(form)
+        if form.status == 413:
+            return _refuse(form)
+        # A body that cannot be read cannot carry a valid signature: the contract's 403.
+        return _refuse(Rejection(403, f"invalid or missing X-Twilio-Signature: {form.reason}"))
     url = signed_url(event, ingress.public_webhook_url)
     if not is_signed_by_twilio(ingress.validator, url, form, _header(event, "x-twilio-signature")):
         return _refuse(Rejection(403, "invalid or missing X-Twilio-Signature"), url=url)

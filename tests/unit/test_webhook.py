@@ -392,12 +392,12 @@ class _MultiDict(dict[str, list[str]]):
     ],
     ids=["bad-base64", "bad-utf8", "too-many-fields"],
 )
-def test_a_body_that_cannot_be_read_gets_400(
+def test_a_body_that_cannot_be_read_is_treated_as_unsigned(
     event: dict[str, Any], reason: str, ingress: webhook.Ingress, sqs: Any, queue_url: str
 ) -> None:
     response = webhook.handle(event, ingress)
 
-    assert response["statusCode"] == 400
+    assert response["statusCode"] == 403
     assert reason in response["body"]
     assert queued(sqs, queue_url) == []
 
