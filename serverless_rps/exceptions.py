@@ -11,6 +11,7 @@ __all__ = [
     "ClaimLost",
     "LockContended",
     "LockLost",
+    "OutboxLeaseExpired",
     "PoisonMessage",
     "QueueUnavailable",
     "RetryLater",
@@ -71,3 +72,7 @@ class PoisonMessage(Exception):
 
 class ClaimLost(RetryLater):
     """Our in-progress claim was taken over before we committed: nothing was written."""
+
+
+class OutboxLeaseExpired(RetryLater):
+    """Our right to send the replies ran out before all were sent (we were frozen or slow)."""

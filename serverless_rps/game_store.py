@@ -127,16 +127,19 @@ class DynamoGameStore:
                     raise
                 # Not ours any more (taken over) or completed after all: nothing to give up.
 
-    def lease_outbox(self, record: CompletedRecord, attempt_id: str, now: float) -> bool:
+    def lease_outbox(self, record: CompletedRecord, attempt_id: str, now: float) -> CompletedRecord | None:
         # The attempt that committed holds the outbox lease while it sends. A redelivery may send
         # the missing replies only once that lease has expired, so two live attempts never send
         # the same reply:
         #
         #   attempt A  --commit(lease A)--send 0--X (dies before sending 1)
         #   attempt B        lease fails (A live) ...   lease succeeds (A expired) --send 1-->
+        #
+        # The record is read again in the request that takes the lease: the copy read at claim
+        # time may predate deliveries that the previous holder recorded before letting go.
         with _translated("lease the outbox"):
             try:
-                self._dynamodb.update_item(
+                response = self._dynamodb.update_item(
                     TableName=self._tables.idempotency,
                     Key={"messageId": {"S": record.key}},
                     UpdateExpression="SET outbox_lease = :lease",
@@ -147,12 +150,13 @@ class DynamoGameStore:
                         ":completed": {"S": COMPLETED},
                         ":now": _number(now),
                     },
+                    ReturnValues="ALL_NEW",
                 )
             except ClientError as exc:
                 if _is_condition_failure(exc):
-                    return False
+                    return None
                 raise
-        return True
+        return _completed_record(record.key, response["Attributes"])
 
     def release_outbox(self, key: str, attempt_id: str) -> None:
         with _translated("release the outbox"):
@@ -325,7 +329,7 @@ class DynamoGameStore:
                 if exc.response.get("Error", {}).get("Code") != "TransactionCanceledException":
                     raise
                 _raise_for_cancellation(exc, kinds)
-        return CompletedRecord(claim.key, tuple(outbox), {})
+        return CompletedRecord(claim.key, tuple(outbox), {}, now + self._lease)
 
     def _player_write(self, held: LockedPlayer, decision: Decision, now: float) -> dict[str, Any]:
         fence = {
@@ -463,7 +467,8 @@ def _completed_record(key: str, item: dict[str, Any]) -> CompletedRecord:
         for entry in item.get("outbox", {}).get("L", [])
     )
     delivered = {int(index): value["S"] for index, value in item.get("delivered", {}).get("M", {}).items()}
-    return CompletedRecord(key, outbox, delivered)
+    lease = item.get("outbox_lease", {}).get("M", {})
+    return CompletedRecord(key, outbox, delivered, float(lease.get("expires_at", {}).get("N", "0")))
 
 
 def _player_to_item(player: Player) -> dict[str, Any]:

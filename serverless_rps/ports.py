@@ -47,6 +47,7 @@ class CompletedRecord:
     key: str
     outbox: tuple[OutboundSms, ...]
     delivered: Mapping[int, str] = field(default_factory=dict)
+    lease_expires_at: float = 0.0
 
     def undelivered(self) -> list[int]:
         return [index for index in range(len(self.outbox)) if index not in self.delivered]
@@ -97,8 +98,9 @@ class GameStore(Protocol):
         nickname changed hands since it was read.
         """
 
-    def lease_outbox(self, record: CompletedRecord, attempt_id: str, now: float) -> bool:
-        """Take the right to send `record`'s undelivered replies; False if a live attempt has it."""
+    def lease_outbox(self, record: CompletedRecord, attempt_id: str, now: float) -> CompletedRecord | None:
+        """Take the right to send the record's undelivered replies and return it as it is now;
+        None if a live attempt has that right."""
 
     def release_outbox(self, key: str, attempt_id: str) -> None:
         """Give the outbox lease back early (after a transient send failure)."""

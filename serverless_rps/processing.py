@@ -31,6 +31,7 @@ from serverless_rps import game, replies
 from serverless_rps.exceptions import (
     ClaimHeldElsewhere,
     LockContended,
+    OutboxLeaseExpired,
     PoisonMessage,
     SmsPermanentlyRefused,
     SmsTemporarilyFailed,
@@ -242,8 +243,13 @@ class MessageProcessor:
         if not record.undelivered():
             logger.info("duplicate of a completed message; nothing to do")
             return Result.DUPLICATE
-        if not self._store.lease_outbox(record, attempt_id, self._clock()):
+        leased = self._store.lease_outbox(record, attempt_id, self._clock())
+        if leased is None:
             raise ClaimHeldElsewhere("another attempt is sending this message's replies", retry_after=5)
+        # Only what is missing *now*: the holder we waited for may have sent more since our claim.
+        record = leased
+        if not record.undelivered():
+            return Result.DUPLICATE
         logger.info(
             "completed earlier; sending the replies it did not send",
             extra={"missing": len(record.undelivered())},
@@ -253,6 +259,10 @@ class MessageProcessor:
 
     def _deliver(self, record: CompletedRecord, attempt_id: str) -> None:
         for index in record.undelivered():
+            if self._clock() >= record.lease_expires_at:
+                # Frozen past our lease (a live invocation never is): another attempt may be
+                # sending now, so stop rather than send the same reply twice.
+                raise OutboxLeaseExpired("the outbox lease ran out before every reply was sent")
             sms = record.outbox[index]
             try:
                 outcome = self._sender.send(sms)

@@ -9,12 +9,12 @@ from typing import Any
 import pytest
 
 from serverless_rps import replies
-from serverless_rps.exceptions import ClaimHeldElsewhere, SmsTemporarilyFailed
+from serverless_rps.exceptions import ClaimHeldElsewhere, OutboxLeaseExpired, SmsTemporarilyFailed
 from serverless_rps.game import reply_only
 from serverless_rps.ports import Claim, OutboundSms
 from serverless_rps.processing import Result
 from serverless_rps.rules import Move, Outcome
-from tests.conftest import ALICE, BOB, LEASE_SECONDS, TABLES, Game, opted_out, transient_failure
+from tests.conftest import ALICE, BOB, LEASE_SECONDS, TABLES, FakeSms, Game, opted_out, transient_failure
 
 SID = "SM" + "b" * 32
 ALICE_WINS = replies.result(Outcome.WIN, Move.ROCK, Move.SCISSORS, "bob")
@@ -93,3 +93,36 @@ def test_a_transient_failure_gives_the_outbox_back_at_once(game: Game) -> None:
     assert failure.value.retry_after == 2
     # No waiting for the lease: the very next delivery may send.
     assert game.text(ALICE, "rock bob", sid=SID) is Result.RESENT
+
+
+def test_taking_the_outbox_reads_deliveries_recorded_since_the_claim(game: Game, clock: Any) -> None:
+    # A copy claims (and reads the outbox) while the first attempt is still sending; by the time the
+    # copy gets the lease, reply 0 has been recorded: the copy must see that, not its old read.
+    claim = game.store.claim(SID, "first-attempt", time.time())
+    assert isinstance(claim, Claim)
+    outbox = [OutboundSms(ALICE, "+1", "zero"), OutboundSms(BOB, "+1", "one")]
+    game.store.commit(claim, [], reply_only(ALICE, "zero"), outbox, time.time())
+    stale = game.store.claim(SID, "copy", time.time())
+    assert not isinstance(stale, Claim)
+    assert stale.undelivered() == [0, 1]
+
+    game.store.record_delivery(SID, 0, "SM0")
+    game.store.release_outbox(SID, "first-attempt")
+    leased = game.store.lease_outbox(stale, "copy", time.time())
+    assert leased is not None
+    assert leased.undelivered() == [1]
+
+
+def test_an_attempt_frozen_past_its_outbox_lease_stops_sending(game: Game, clock: Any) -> None:
+    _bob_waits_on_alice(game)
+    sent_before = len(game.sms.sent)
+
+    def freeze_after_first_send(message: Any) -> str:
+        sid = FakeSms.send(game.sms, message)
+        clock.tick(LEASE_SECONDS + 1)  # the invocation is frozen, then wakes up
+        return sid
+
+    game.sms.send = freeze_after_first_send  # type: ignore[method-assign]
+    with pytest.raises(OutboxLeaseExpired):
+        game.text(ALICE, "rock bob", sid=SID)
+    assert [m.body for m in game.sms.sent[sent_before:]] == [ALICE_WINS]
