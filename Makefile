@@ -22,8 +22,8 @@ demo: $(STAMP)
 	$(PY) -m serverless_rps demo
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check serverless_rps tests
-	$(VENV)/bin/ruff format --check serverless_rps tests
+	$(VENV)/bin/ruff check serverless_rps tests bench
+	$(VENV)/bin/ruff format --check serverless_rps tests bench
 
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy serverless_rps
