@@ -1,0 +1,5 @@
+import sys
+
+from bench.chaos.soak import main
+
+sys.exit(main())

@@ -1,0 +1,424 @@
+"""The soak's verdict: every promise of shared/contract.md checked against what was recorded.
+
+Pure: it reads a `SoakRecord` (final tables, every SMS the local Twilio API accepted, the workers'
+event logs, what the harness sent) and returns violations and figures. tests/chaos also feeds it
+made-up records with a planted fault, to show it can fail.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import statistics
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from serverless_rps import replies
+from serverless_rps.rules import Move, Outcome
+from serverless_rps.sms_gateway import PERMANENT_ERROR_CODES
+
+__all__ = ["Inbound", "SoakRecord", "Verdict", "check"]
+
+
+@dataclass(frozen=True)
+class Inbound:
+    sid: str
+    phone: str
+    body: str
+    kind: str
+    posted_at: float
+    accepted: bool = True
+
+
+@dataclass
+class SoakRecord:
+    inbound: dict[str, Inbound]
+    poison_bodies: list[str]
+    # messageId -> {"status", "outbox": [(to, from, body)], "delivered": {index: outcome}}
+    idempotency: dict[str, dict[str, Any]]
+    # phone -> the raw DynamoDB item of the GameState table
+    players: dict[str, dict[str, Any]]
+    # lowercase nickname -> phone
+    nicknames: dict[str, str]
+    # every SMS the local Twilio API accepted: sid, to, from, body, at (monotonic)
+    sms: list[dict[str, Any]]
+    worker_events: list[dict[str, Any]]
+    dead_letters: list[dict[str, Any]]
+    stable_phones: set[str]
+    lock_lease_seconds: float
+    checked_at_epoch: float
+    sms_after_very_late_duplicates: int = 0
+    harness_events: dict[str, int] = field(default_factory=dict)
+    liveness_delays: list[float] = field(default_factory=list)
+    liveness_bound_seconds: float = 0.0
+    liveness_missing: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Verdict:
+    violations: list[str] = field(default_factory=list)
+    figures: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def passed(self) -> bool:
+        return not self.violations
+
+
+def _common_prefix(first: str, second: str) -> str:
+    length = 0
+    while length < min(len(first), len(second)) and first[length] == second[length]:
+        length += 1
+    return first[:length]
+
+
+_HEADLINES = {
+    outcome: _common_prefix(
+        replies.result(outcome, Move.ROCK, Move.SCISSORS, "aaa"),
+        replies.result(outcome, Move.PAPER, Move.ROCK, "bbb"),
+    )
+    for outcome in Outcome
+}
+_WAITING_PREFIX = _common_prefix(
+    replies.throw_waiting("aaa", Move.ROCK), replies.throw_waiting("bbb", Move.PAPER)
+)
+_CHALLENGED_MARK = replies.challenged("zzz").split("zzz", 1)[1][:30]
+
+
+def _result_outcome(body: str) -> Outcome | None:
+    for outcome, headline in _HEADLINES.items():
+        if headline and body.startswith(headline):
+            return outcome
+    return None
+
+
+def check(record: SoakRecord) -> Verdict:
+    verdict = Verdict()
+    _check_messages(record, verdict)
+    _check_deliveries_and_duplicates(record, verdict)
+    _check_exactly_once(record, verdict)
+    _check_locks_and_nicknames(record, verdict)
+    _check_fencing(record, verdict)
+    _check_poison(record, verdict)
+    _check_liveness(record, verdict)
+    return verdict
+
+
+def _check_messages(record: SoakRecord, verdict: Verdict) -> None:
+    dead_sids = {_sid_of(message.get("body", "")) for message in record.dead_letters}
+    lost: list[str] = []
+    dead_lettered: list[str] = []
+    for sid, inbound in record.inbound.items():
+        if not inbound.accepted:
+            continue
+        status = record.idempotency.get(sid, {}).get("status")
+        if status == "COMPLETED":
+            continue
+        (dead_lettered if sid in dead_sids else lost).append(sid)
+    for sid in lost:
+        verdict.violations.append(
+            f"message {sid} was accepted by the webhook but never completed (not in the DLQ)"
+        )
+    in_progress = [key for key, item in record.idempotency.items() if item["status"] != "COMPLETED"]
+    for key in in_progress:
+        if key not in dead_sids:
+            verdict.violations.append(
+                f"idempotency record {key} is still {record.idempotency[key]['status']}"
+            )
+    verdict.figures["messages (distinct MessageSids)"] = len(record.inbound)
+    verdict.figures["messages completed"] = sum(
+        1 for sid in record.inbound if record.idempotency.get(sid, {}).get("status") == "COMPLETED"
+    )
+    verdict.figures["non-poison messages dead-lettered after maxReceiveCount"] = len(dead_lettered)
+
+
+def _sid_of(body: str) -> str | None:
+    import json
+
+    try:
+        fields = json.loads(body)
+    except (TypeError, ValueError):
+        return None
+    return fields.get("MessageSid") if isinstance(fields, dict) else None
+
+
+def _check_deliveries_and_duplicates(record: SoakRecord, verdict: Verdict) -> None:
+    by_sid = {sms["sid"]: sms for sms in record.sms}
+    recorded: dict[str, tuple[str, int]] = {}
+    refused = 0
+    for key, item in record.idempotency.items():
+        if item["status"] != "COMPLETED":
+            continue
+        for index, (to, _, body) in enumerate(item["outbox"]):
+            outcome = item["delivered"].get(index)
+            if outcome is None:
+                verdict.violations.append(f"reply {index} of {key} was committed but never recorded as sent")
+            elif outcome.startswith("refused:"):
+                refused += 1
+                code = outcome.split(":", 1)[1]
+                if not code.isdigit() or int(code) not in PERMANENT_ERROR_CODES:
+                    verdict.violations.append(
+                        f"reply {index} of {key} refused with a non-permanent code {code}"
+                    )
+            else:
+                sms = by_sid.get(outcome)
+                if sms is None or sms["to"] != to or sms["body"] != body:
+                    verdict.violations.append(
+                        f"reply {index} of {key} is recorded as {outcome}, not an accepted SMS"
+                    )
+                recorded[outcome] = (key, index)
+
+    sent_events = {event["sid"]: event for event in record.worker_events if event["e"] == "sent"}
+    recorded_at: dict[str, float] = {}
+    claims: dict[tuple[int, str], list[float]] = defaultdict(list)
+    for event in record.worker_events:
+        if event["e"] == "recorded" and event.get("ok"):
+            recorded_at.setdefault(event["outcome"], event["t"])
+        elif event["e"] == "claim":
+            claims[(event["pid"], event["key"])].append(event["t"])
+    outbox_entries: dict[tuple[str, str], list[tuple[str, int]]] = defaultdict(list)
+    for key, item in record.idempotency.items():
+        for index, (to, _, body) in enumerate(item.get("outbox", [])):
+            outbox_entries[(to, body)].append((key, index))
+
+    # Every accepted SMS belongs to one outbox entry: by its worker's log, by the final record, or
+    # (the worker never got Twilio's answer) by its recipient and text.
+    sends: dict[tuple[str, int], list[dict[str, Any]]] = defaultdict(list)
+    for sms in record.sms:
+        entry: tuple[str, int] | None = recorded.get(sms["sid"])
+        sent = sent_events.get(sms["sid"])
+        candidates = outbox_entries.get((sms["to"], sms["body"]), [])
+        if entry is None and sent is not None:
+            entry = next(((key, index) for key, index in candidates if key == sent["key"]), None)
+        if entry is None and candidates:
+            entry = candidates[0]
+        if entry is None:
+            verdict.violations.append(f"SMS {sms['sid']} to {sms['to'][-4:]} is in no committed outbox")
+            continue
+        decided = None
+        if sent is not None:
+            times = [t for t in claims.get((sent["pid"], entry[0]), []) if t <= sent["t"]]
+            decided = max(times) if times else None
+        sends[entry].append({**sms, "decided": decided, "recorded_at": recorded_at.get(sms["sid"], math.inf)})
+
+    explanations: Counter[str] = Counter()
+    for entry, entry_sends in sends.items():
+        entry_sends.sort(key=lambda send: send["at"])
+        for earlier, later in itertools.pairwise(entry_sends):
+            # A second send is allowed only if, when its sender decided to send, the earlier send
+            # was still inside the window: accepted by Twilio but not yet recorded.
+            if later["decided"] is None:
+                explanations[
+                    "Twilio accepted it; the worker never got the answer (killed, or response stalled)"
+                ] += 1
+            elif earlier["recorded_at"] == math.inf:
+                explanations[
+                    "the earlier send was never recorded (worker killed or failed after Twilio's answer)"
+                ] += 1
+            elif later["decided"] < earlier["recorded_at"]:
+                explanations[
+                    "the earlier send was recorded only after the second sender read the record"
+                ] += 1
+            else:
+                verdict.violations.append(
+                    f"reply {entry[1]} of {entry[0]} was sent again ({later['sid']}) after "
+                    f"{earlier['sid']} was "
+                    "recorded: a re-send outside the documented window"
+                )
+    verdict.figures["SMS accepted by the local Twilio API"] = len(record.sms)
+    verdict.figures["replies refused for good (recorded, not retried)"] = refused
+    verdict.figures["duplicate SMS observed"] = sum(explanations.values())
+    for explanation, count in explanations.items():
+        verdict.figures[f"  duplicates: {explanation}"] = count
+    for sms in record.sms:
+        if not replies.is_single_segment(sms["body"]):
+            verdict.violations.append(f"SMS {sms['sid']} does not fit one GSM-7 segment: {sms['body']!r}")
+    if record.sms_after_very_late_duplicates:
+        verdict.violations.append(
+            f"very late duplicates made {record.sms_after_very_late_duplicates} SMS; "
+            "a completed message must make none"
+        )
+
+
+def _number(item: dict[str, Any], name: str) -> int:
+    return int(float(item.get(name, {}).get("N", "0")))
+
+
+def _check_exactly_once(record: SoakRecord, verdict: Verdict) -> None:
+    results: dict[str, Counter[Outcome]] = defaultdict(Counter)
+    waiting: Counter[frozenset[str]] = Counter()
+    resolved: Counter[frozenset[str]] = Counter()
+    for item in record.idempotency.values():
+        if item["status"] != "COMPLETED":
+            continue
+        outcomes = [(to, _result_outcome(body)) for to, _, body in item["outbox"]]
+        scored = [(to, outcome) for to, outcome in outcomes if outcome is not None]
+        for to, outcome in scored:
+            results[to][outcome] += 1
+        phones = frozenset(to for to, _, _ in item["outbox"])
+        if len(scored) == 2 and len(phones) == 2:
+            resolved[phones] += 1
+        bodies = [body for _, _, body in item["outbox"]]
+        if any(body.startswith(_WAITING_PREFIX) for body in bodies) and any(
+            _CHALLENGED_MARK in body for body in bodies
+        ):
+            waiting[phones] += 1
+    stable = record.stable_phones
+    for phone in stable:
+        player = record.players.get(phone)
+        if player is None or "player_id" not in player:
+            continue
+        expected = results.get(phone, Counter())
+        found = (_number(player, "wins"), _number(player, "losses"), _number(player, "ties"))
+        wanted = (expected[Outcome.WIN], expected[Outcome.LOSS], expected[Outcome.TIE])
+        if found != wanted:
+            verdict.violations.append(
+                f"player {phone[-4:]} has wins/losses/ties {found} but was sent results {wanted}"
+            )
+    games_resolved = 0
+    for pair in set(waiting) | set(resolved):
+        if not pair <= stable:
+            continue
+        first, second = sorted(pair)
+        pending = int(_has_game(record.players.get(first), second)) + int(
+            _has_game(record.players.get(second), first)
+        )
+        games_resolved += resolved[pair]
+        if waiting[pair] != resolved[pair] + pending:
+            verdict.violations.append(
+                f"pair {first[-4:]}/{second[-4:]}: {waiting[pair]} throws waited, "
+                f"{resolved[pair]} games resolved, "
+                f"{pending} still pending"
+            )
+    verdict.figures["games resolved (all players)"] = sum(resolved.values())
+    verdict.figures["games resolved between stable players (checked exactly once)"] = games_resolved
+
+
+def _has_game(item: dict[str, Any] | None, opponent: str) -> bool:
+    return bool(item) and opponent in item.get("games", {}).get("M", {})  # type: ignore[union-attr]
+
+
+def _check_locks_and_nicknames(record: SoakRecord, verdict: Verdict) -> None:
+    left, bare = 0, 0
+    for phone, item in record.players.items():
+        lock = item.get("user_locked")
+        if lock is not None:
+            expires = float(lock["M"]["expiration_epoch_timestamp"]["N"])
+            if expires > record.checked_at_epoch:
+                verdict.violations.append(f"player {phone[-4:]} is still locked at the end")
+            left += 1
+        if "player_id" not in item:
+            bare += 1
+            continue
+        nickname = item["nickname"]["S"]
+        if record.nicknames.get(nickname) != phone:
+            verdict.violations.append(
+                f"player {phone[-4:]} is {nickname!r} but the nickname row says otherwise"
+            )
+    for nickname, phone in record.nicknames.items():
+        owner = record.players.get(phone)
+        if owner is None or owner.get("nickname", {}).get("S") != nickname:
+            verdict.violations.append(f"nickname {nickname!r} points at {phone[-4:]}, who is not called that")
+    verdict.figures["expired locks left by killed workers (taken over on next use)"] = left
+    verdict.figures["bare rows left by killed workers (a lock on a phone with no player)"] = bare
+    verdict.figures["players at the end"] = sum(1 for item in record.players.values() if "player_id" in item)
+
+
+def _check_fencing(record: SoakRecord, verdict: Verdict) -> None:
+    """Promise 5, read off the workers' own requests: a commit that DynamoDB accepted must have been
+    sent with a `:now` before the expiry of every lock its attempt took; and a writer stalled past
+    its lease (by the wall clock the engine uses) must have had its commit refused."""
+    by_pid: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for event in record.worker_events:
+        by_pid[event["pid"]].append(event)
+    fenced, slow_clock = 0, 0
+    for events in by_pid.values():
+        events.sort(key=lambda event: event["t"])
+        expiries: list[float] = []
+        stalled_past_lease = False
+        for event in events:
+            if event["e"] == "claim":
+                expiries, stalled_past_lease = [], False
+            elif event["e"] == "lock" and event.get("ok") and event.get("expires"):
+                expiries.append(float(event["expires"]["N"]))
+            elif event["e"] == "woke" and event.get("point") == "after_lock" and expiries:
+                if event["wall"] > min(expiries):
+                    stalled_past_lease = True
+                else:
+                    slow_clock += 1  # the wall clock moved less than the stall: nothing expired
+            elif event["e"] == "commit":
+                sent_at = max((float(value) for value in event.get("fenced_at") or []), default=None)
+                if event["ok"] and sent_at is not None and expiries and sent_at >= min(expiries):
+                    verdict.violations.append(
+                        f"worker {event['pid']} committed {event['key']} at {sent_at:.3f}, "
+                        "after its lock expired at "
+                        f"{min(expiries):.3f}"
+                    )
+                elif event["ok"] and stalled_past_lease:
+                    verdict.violations.append(
+                        f"worker {event['pid']} stalled past its lease, then committed {event['key']}"
+                    )
+                elif not event["ok"] and stalled_past_lease:
+                    fenced += 1
+                expiries, stalled_past_lease = [], False
+    verdict.figures["stale writers fenced (stalled past the lease, commit refused)"] = fenced
+    if slow_clock:
+        verdict.figures["stalls during which the wall clock did not pass the lease"] = slow_clock
+
+
+def _check_poison(record: SoakRecord, verdict: Verdict) -> None:
+    parked = Counter(
+        message.get("body") for message in record.dead_letters if "reason" in message.get("attributes", {})
+    )
+    missing = 0
+    for body in record.poison_bodies:
+        stored = body if body else "<empty>"
+        if parked[stored] <= 0:
+            missing += 1
+            verdict.violations.append(f"poison message {stored[:40]!r} is not on the dead-letter queue")
+        else:
+            parked[stored] -= 1
+    verdict.figures["poison messages sent / found on the DLQ with a reason"] = (
+        f"{len(record.poison_bodies)} / {len(record.poison_bodies) - missing}"
+    )
+
+
+def _check_liveness(record: SoakRecord, verdict: Verdict) -> None:
+    for phone in record.liveness_missing:
+        verdict.violations.append(f"player {phone[-4:]} got no answer in the liveness round")
+    for delay in record.liveness_delays:
+        if delay > record.liveness_bound_seconds:
+            verdict.violations.append(
+                f"a locked player waited {delay:.1f} s, more than "
+                f"{record.liveness_bound_seconds:.0f} s, to play again"
+            )
+    if record.liveness_delays:
+        verdict.figures["liveness round: players, worst wait s"] = (
+            f"{len(record.liveness_delays)}, {max(record.liveness_delays):.1f}"
+        )
+
+
+def reply_delays(record: SoakRecord) -> list[float]:
+    """From the first POST of each message to the first of its replies Twilio accepted."""
+    accepted_at = {sms["sid"]: sms["at"] for sms in record.sms}
+    by_key: dict[str, list[float]] = defaultdict(list)
+    for key, item in record.idempotency.items():
+        for outcome in item.get("delivered", {}).values():
+            if outcome in accepted_at:
+                by_key[key].append(accepted_at[outcome])
+    for event in record.worker_events:
+        if event["e"] == "sent" and event["sid"] in accepted_at:
+            by_key[event["key"]].append(accepted_at[event["sid"]])
+    delays = []
+    for sid, inbound in record.inbound.items():
+        if by_key.get(sid):
+            delays.append(min(by_key[sid]) - inbound.posted_at)
+    return delays
+
+
+def describe_delays(delays: list[float]) -> str:
+    if not delays:
+        return "-"
+    ordered = sorted(delays)
+    p99 = ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
+    return f"median {statistics.median(ordered):.2f} s, p99 {p99:.2f} s, worst {ordered[-1]:.2f} s"

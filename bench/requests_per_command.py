@@ -1,0 +1,134 @@
+"""DynamoDB requests and capacity units per message, by command, at 0/5/20/50 pending challenges.
+
+Run: `python -m bench.requests_per_command`. In-process moto; see bench/capacity.py for how the
+units are computed (moto does not compute them).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+from bench.capacity import CapacityMeter, Tally
+from bench.environment import NullSms, in_process_aws, sqs_event, sqs_record
+from serverless_rps.observability import logger
+
+__all__ = ["PENDING_LEVELS", "Row", "measure", "render"]
+
+PENDING_LEVELS = (0, 5, 20, 50)
+PLAYER = "+15551000000"
+OPPONENT = "+15552000000"
+NEWCOMER = "+15553000000"
+
+
+def _challenger(index: int) -> str:
+    return f"+1555400{index:04d}"
+
+
+@dataclass(frozen=True)
+class Row:
+    command: str
+    pending: int
+    requests: int
+    by_operation: str
+    read_units: float
+    write_units: float
+    moto_reported_units: float
+    largest_item_bytes: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return self.__dict__.copy()
+
+
+def measure(levels: tuple[int, ...] = PENDING_LEVELS) -> list[Row]:
+    logger.setLevel("WARNING")
+    rows: list[Row] = []
+    for pending in levels:
+        rows.extend(_measure_level(pending))
+    return rows
+
+
+def _measure_level(pending: int) -> list[Row]:
+    rows: list[Row] = []
+    with in_process_aws() as aws:
+        meter = CapacityMeter(aws.dynamodb, aws.raw_dynamodb)
+        sms = NullSms()
+        function = aws.game_function(sms)
+
+        def text(sender: str, body: str, sid: str | None = None) -> Tally:
+            meter.reset()
+            response = function.handle_batch(sqs_event([sqs_record(sender, body, sid)]), None)
+            assert not response.get("batchItemFailures"), response
+            return meter.reset()
+
+        def row(command: str, tally: Tally) -> None:
+            rows.append(
+                Row(
+                    command,
+                    pending,
+                    tally.total_requests,
+                    tally.summary(),
+                    tally.read_units,
+                    tally.write_units,
+                    tally.moto_reported_units,
+                    tally.largest_item_bytes,
+                )
+            )
+
+        # Set-up: the player, an idle opponent, and `pending` challengers who threw at the player
+        # (at least one, so there is a game to resolve).
+        text(PLAYER, "nick player")
+        text(OPPONENT, "nick opponent")
+        for index in range(max(pending, 1)):
+            text(_challenger(index), f"nick chal{index:04d}")
+            text(_challenger(index), "throw rock player")
+
+        if pending == 0:
+            row("nick (register)", text(NEWCOMER, "nick newcomer"))
+        row("help", text(PLAYER, "help"))
+        row("unknown word", text(PLAYER, "hello there"))
+        row("score", text(PLAYER, "score"))
+        row("games", text(PLAYER, "games"))
+        row("nick (rename)", text(PLAYER, "nick player2"))
+        row("throw that waits", text(PLAYER, "throw paper opponent", sid="SM-waiting"))
+        row("duplicate (same MessageSid)", text(PLAYER, "throw paper opponent", sid="SM-waiting"))
+        row("throw that resolves", text(PLAYER, "throw paper chal0000"))
+        row("STOP", text(PLAYER, "stop"))
+    return rows
+
+
+def render(rows: list[Row]) -> str:
+    commands = list(dict.fromkeys(row.command for row in rows))
+    levels = sorted({row.pending for row in rows})
+    by_key = {(row.command, row.pending): row for row in rows}
+    lines = [
+        "| command | " + " | ".join(f"{level} pending: req / RRU / WRU" for level in levels) + " |",
+        "|---|" + "---|" * len(levels),
+    ]
+    for command in commands:
+        cells = []
+        for level in levels:
+            row = by_key.get((command, level))
+            cells.append("-" if row is None else f"{row.requests} / {row.read_units:g} / {row.write_units:g}")
+        lines.append(f"| {command} | " + " | ".join(cells) + " |")
+    lines.append("")
+    lines.append("Requests by operation (0 pending):")
+    lines.append("")
+    for command in commands:
+        row = by_key.get((command, levels[0])) or by_key.get((command, levels[-1]))
+        if row is not None:
+            lines.append(f"- {command}: {row.by_operation}")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    rows = measure()
+    print(render(rows))
+    if "--json" in sys.argv:
+        print(json.dumps([row.as_dict() for row in rows], indent=2))
+
+
+if __name__ == "__main__":
+    main()

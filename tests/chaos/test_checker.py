@@ -1,0 +1,193 @@
+"""The soak's checker must be able to fail: each test plants one broken promise in a made-up record."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from bench.chaos.checker import Inbound, SoakRecord, check
+from serverless_rps import replies
+from serverless_rps.rules import Move, Outcome
+
+BOT = "+15550100000"
+ALICE = "+15550770001"
+BOB = "+15550770002"
+WAITING = replies.throw_waiting("bob", Move.ROCK)
+CHALLENGED = replies.challenged("alice")
+ALICE_WON = replies.result(Outcome.WIN, Move.PAPER, Move.ROCK, "bob")
+BOB_LOST = replies.result(Outcome.LOSS, Move.ROCK, Move.PAPER, "alice")
+
+
+def _player(phone: str, name: str, wins: int = 0, losses: int = 0) -> dict[str, Any]:
+    return {
+        "phone_number": {"S": phone},
+        "player_id": {"S": f"id-{name}"},
+        "nickname": {"S": name},
+        "display_name": {"S": name},
+        "games": {"M": {}},
+        "challenges": {"M": {}},
+        "wins": {"N": str(wins)},
+        "losses": {"N": str(losses)},
+        "ties": {"N": "0"},
+    }
+
+
+def _events(pid: int, key: str, sends: list[tuple[str, str, str]], t: float) -> list[dict[str, Any]]:
+    events = [
+        {"e": "claim", "pid": pid, "t": t, "key": key, "ok": True},
+        {"e": "commit", "pid": pid, "t": t + 0.1, "key": key, "ok": True, "code": None, "reasons": []},
+    ]
+    for index, (sid, to, body) in enumerate(sends):
+        events.append(
+            {"e": "sent", "pid": pid, "t": t + 0.2 + index, "key": key, "sid": sid, "to": to, "body": body}
+        )
+        events.append(
+            {
+                "e": "recorded",
+                "pid": pid,
+                "t": t + 0.3 + index,
+                "key": key,
+                "index": index,
+                "outcome": sid,
+                "ok": True,
+            }
+        )
+    return events
+
+
+def clean_record() -> SoakRecord:
+    """Bob throws at Alice (waits), Alice throws back (resolves): every promise kept."""
+    return SoakRecord(
+        inbound={
+            "SM1": Inbound("SM1", BOB, "throw rock alice", "challenge", 0.0),
+            "SM2": Inbound("SM2", ALICE, "throw paper bob", "answer", 5.0),
+        },
+        poison_bodies=["not json"],
+        idempotency={
+            "SM1": {
+                "status": "COMPLETED",
+                "outbox": [(BOB, BOT, WAITING), (ALICE, BOT, CHALLENGED)],
+                "delivered": {0: "SMa", 1: "SMb"},
+            },
+            "SM2": {
+                "status": "COMPLETED",
+                "outbox": [(ALICE, BOT, ALICE_WON), (BOB, BOT, BOB_LOST)],
+                "delivered": {0: "SMc", 1: "SMd"},
+            },
+        },
+        players={ALICE: _player(ALICE, "alice", wins=1), BOB: _player(BOB, "bob", losses=1)},
+        nicknames={"alice": ALICE, "bob": BOB},
+        sms=[
+            {"sid": "SMa", "to": BOB, "from": BOT, "body": WAITING, "at": 1.0},
+            {"sid": "SMb", "to": ALICE, "from": BOT, "body": CHALLENGED, "at": 1.1},
+            {"sid": "SMc", "to": ALICE, "from": BOT, "body": ALICE_WON, "at": 6.0},
+            {"sid": "SMd", "to": BOB, "from": BOT, "body": BOB_LOST, "at": 6.1},
+        ],
+        worker_events=_events(100, "SM1", [("SMa", BOB, WAITING), ("SMb", ALICE, CHALLENGED)], 0.5)
+        + _events(100, "SM2", [("SMc", ALICE, ALICE_WON), ("SMd", BOB, BOB_LOST)], 5.5),
+        dead_letters=[{"body": "not json", "attributes": {"reason": {"StringValue": "body is not JSON"}}}],
+        stable_phones={ALICE, BOB},
+        lock_lease_seconds=3.0,
+        checked_at_epoch=2_000_000_000.0,
+    )
+
+
+def test_a_clean_record_passes() -> None:
+    verdict = check(clean_record())
+    assert verdict.violations == []
+    assert verdict.figures["duplicate SMS observed"] == 0
+    assert verdict.figures["games resolved between stable players (checked exactly once)"] == 1
+
+
+def test_a_duplicate_from_a_worker_killed_between_send_and_record_is_counted_not_failed() -> None:
+    record = clean_record()
+    # Worker 200 sent the result, was killed before recording it; worker 300 sent it again.
+    record.sms.append({"sid": "SMc0", "to": ALICE, "from": BOT, "body": ALICE_WON, "at": 5.9})
+    record.worker_events += [
+        {"e": "claim", "pid": 200, "t": 5.2, "key": "SM2", "ok": True},
+        {"e": "sent", "pid": 200, "t": 5.8, "key": "SM2", "sid": "SMc0", "to": ALICE, "body": ALICE_WON},
+        {"e": "kill", "pid": 200, "t": 5.85, "key": "SM2", "point": "after_send"},
+    ]
+    verdict = check(record)
+    assert verdict.violations == []
+    assert verdict.figures["duplicate SMS observed"] == 1
+
+
+def test_a_reply_sent_again_after_it_was_recorded_is_a_violation() -> None:
+    record = clean_record()
+    record.sms.append({"sid": "SMz", "to": BOB, "from": BOT, "body": WAITING, "at": 9.0})
+    record.idempotency["SM1"]["delivered"][0] = "SMz"
+    record.worker_events += [
+        {"e": "claim", "pid": 300, "t": 8.0, "key": "SM1", "ok": False},
+        {"e": "sent", "pid": 300, "t": 8.9, "key": "SM1", "sid": "SMz", "to": BOB, "body": WAITING},
+        {"e": "recorded", "pid": 300, "t": 9.1, "key": "SM1", "index": 0, "outcome": "SMz", "ok": True},
+    ]
+    violations = check(record).violations
+    assert any("outside the documented window" in violation for violation in violations), violations
+
+
+def test_a_committed_reply_that_was_never_sent_is_a_violation() -> None:
+    record = clean_record()
+    record.idempotency["SM2"]["delivered"] = {0: "SMc"}
+    record.sms = [sms for sms in record.sms if sms["sid"] != "SMd"]
+    violations = check(record).violations
+    assert any("never recorded as sent" in violation for violation in violations), violations
+
+
+def test_a_game_scored_twice_is_a_violation() -> None:
+    record = clean_record()
+    record.players[ALICE] = _player(ALICE, "alice", wins=2)
+    violations = check(record).violations
+    assert any("wins/losses/ties (2, 0, 0)" in violation for violation in violations), violations
+
+
+def test_a_throw_that_waited_and_was_never_resolved_nor_pending_is_a_violation() -> None:
+    record = clean_record()
+    del record.idempotency["SM2"]
+    record.inbound.pop("SM2")
+    record.sms = record.sms[:2]
+    record.players[ALICE] = _player(ALICE, "alice")
+    record.players[BOB] = _player(BOB, "bob")
+    violations = check(record).violations
+    assert any("1 throws waited, 0 games resolved, 0 still pending" in violation for violation in violations)
+
+
+def test_a_lock_still_held_and_a_dangling_nickname_are_violations() -> None:
+    record = clean_record()
+    record.players[BOB] = {
+        **record.players[BOB],
+        "user_locked": {"M": {"lock_uuid": {"S": "x"}, "expiration_epoch_timestamp": {"N": "2000000100"}}},
+    }
+    record.nicknames["carol"] = "+15550770003"
+    violations = check(record).violations
+    assert any("still locked" in violation for violation in violations), violations
+    assert any("'carol'" in violation for violation in violations), violations
+
+
+def test_a_stale_writer_that_commits_after_its_lease_is_a_violation() -> None:
+    record = clean_record()
+    record.worker_events += [
+        {"e": "claim", "pid": 400, "t": 19.9, "key": "SM9", "ok": True},
+        {"e": "lock", "pid": 400, "t": 20.0, "key": "SM9", "ok": True, "expires": {"N": "1003.0"}},
+        {
+            "e": "stall",
+            "pid": 400,
+            "t": 20.0,
+            "key": "SM9",
+            "point": "after_lock",
+            "seconds": 4.0,
+            "wall": 1000.0,
+        },
+        {"e": "woke", "pid": 400, "t": 24.0, "key": "SM9", "point": "after_lock", "wall": 1004.0},
+        {"e": "commit", "pid": 400, "t": 24.1, "key": "SM9", "ok": True, "fenced_at": ["1004.1"]},
+    ]
+    violations = check(record).violations
+    assert any("after its lock expired" in violation for violation in violations), violations
+
+
+def test_poison_missing_from_the_dead_letter_queue_and_a_lost_message_are_violations() -> None:
+    record = replace(clean_record(), dead_letters=[])
+    record.inbound["SM3"] = Inbound("SM3", ALICE, "score", "score", 9.0)
+    violations = check(record).violations
+    assert any("poison message" in violation for violation in violations), violations
+    assert any("SM3" in violation for violation in violations), violations

@@ -1,0 +1,157 @@
+"""The engines the exploration can run, by name (`--engine`): the real one, and mutants:
+deliberately broken variants with one protocol rule removed each.
+
+The exploration must find every mutant out (tests/simulation/test_mutants.py): a checker that
+cannot tell them from the real engine would prove nothing by finding no violation.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from serverless_rps.game import Decision
+from serverless_rps.game_store import DynamoGameStore
+from serverless_rps.ports import Claim, CompletedRecord, LockedPlayer
+from serverless_rps.processing import MessageProcessor
+from tests.simulation.world import Engine
+
+__all__ = ["ENGINES", "MUTANTS"]
+
+
+class ClaimOverwritesCompleted(DynamoGameStore):
+    """The claim forgets that a COMPLETED record must never be overwritten."""
+
+    def claim(self, key: str, attempt_id: str, now: float) -> Claim | CompletedRecord:
+        existing = self._get_idempotency_item(key)
+        if existing is not None and existing["status"]["S"] == "IN_PROGRESS":
+            return super().claim(key, attempt_id, now)
+        self._dynamodb.put_item(
+            TableName=self._tables.idempotency,
+            Item={
+                "messageId": {"S": key},
+                "status": {"S": "IN_PROGRESS"},
+                "attempt_id": {"S": attempt_id},
+                "in_progress_expiration": {"N": str(now + self._in_progress_expiry)},
+            },
+        )
+        return Claim(key, attempt_id)
+
+
+class WritesWithoutFence(DynamoGameStore):
+    """Player writes are not conditional on holding the lock."""
+
+    def _player_write(self, held: LockedPlayer, decision: Decision, now: float) -> dict[str, Any]:
+        write = super()._player_write(held, decision, now)
+        for request in write.values():
+            del request["ConditionExpression"]
+            del request["ExpressionAttributeValues"]
+        return write
+
+
+class FenceIgnoresExpiry(DynamoGameStore):
+    """Player writes check whose lock it is, but not whether its lease has run out."""
+
+    def _player_write(self, held: LockedPlayer, decision: Decision, now: float) -> dict[str, Any]:
+        write = super()._player_write(held, decision, now)
+        for request in write.values():
+            request["ConditionExpression"] = "user_locked.lock_uuid = :me"
+            del request["ExpressionAttributeValues"][":now"]
+        return write
+
+
+class OutboxWithoutLease(DynamoGameStore):
+    """A redelivery sends the missing replies even while the committing attempt is still sending."""
+
+    def lease_outbox(self, record: CompletedRecord, attempt_id: str, now: float) -> CompletedRecord | None:
+        return record
+
+
+class RecordsBeforeSending(MessageProcessor):
+    """Marks each reply delivered before handing it to Twilio (so a crash in between loses it)."""
+
+    def _deliver(self, record: CompletedRecord, attempt_id: str) -> None:
+        for index in record.undelivered():
+            self._store.record_delivery(record.key, index, "sending")
+            self._sender.send(record.outbox[index])
+
+
+class SendsPastItsLease(MessageProcessor):
+    """Keeps sending after its outbox lease has run out, as if frozen invocations never woke."""
+
+    def _deliver(self, record: CompletedRecord, attempt_id: str) -> None:
+        super()._deliver(dataclasses.replace(record, lease_expires_at=math.inf), attempt_id)
+
+
+class LocksInArrivalOrder(MessageProcessor):
+    """Locks the sender first, then the opponent, instead of in one canonical order."""
+
+    @contextmanager
+    def _locked(self, claim: Claim, phones: Sequence[str]) -> Iterator[list[LockedPlayer]]:
+        held: list[LockedPlayer] = []
+        committed = False
+        try:
+            for phone in dict.fromkeys(phones):
+                held.append(self._lock_with_backoff(phone, claim.attempt_id))
+            yield held
+            committed = True
+        finally:
+            if not committed:
+                for locked in reversed(held):
+                    self._best_effort("release a lock", lambda locked=locked: self._store.release(locked))
+
+
+# name -> (the broken engine, the scenario that exposes it, the fault bound, the violations expected)
+MUTANTS: dict[str, tuple[Engine, str, int, frozenset[str]]] = {
+    "claim overwrites a completed record": (
+        Engine(store=ClaimOverwritesCompleted),
+        "same_message_twice",
+        1,
+        frozenset({"committed-twice"}),
+    ),
+    "player writes without the lock fence": (
+        Engine(store=WritesWithoutFence),
+        "expired_lease_fencing",
+        1,
+        frozenset({"unfenced-write", "expired-lease-write"}),
+    ),
+    "fence ignores lease expiry": (
+        Engine(store=FenceIgnoresExpiry),
+        "expired_lease_fencing",
+        1,
+        frozenset({"expired-lease-write"}),
+    ),
+    "outbox sent without its lease": (
+        Engine(store=OutboxWithoutLease),
+        "same_message_twice",
+        1,
+        frozenset({"duplicate-sms"}),
+    ),
+    "delivery recorded before sending": (
+        Engine(processor=RecordsBeforeSending),
+        "crash_after_commit",
+        1,
+        frozenset({"lost-reply"}),
+    ),
+    "sending past the outbox lease": (
+        Engine(processor=SendsPastItsLease),
+        "same_message_twice",
+        1,
+        frozenset({"duplicate-sms"}),
+    ),
+    "locks taken in arrival order": (
+        Engine(processor=LocksInArrivalOrder),
+        "throw_at_each_other",
+        0,
+        frozenset({"no-progress"}),
+    ),
+}
+
+
+ENGINES: dict[str, Engine] = {
+    "real": Engine(),
+    **{name.replace(" ", "-"): engine for name, (engine, *_) in MUTANTS.items()},
+}

@@ -1,0 +1,50 @@
+"""The bounded sample of the exhaustive exploration that runs with every test run.
+
+Each scenario is explored completely, with fewer faults per schedule than the full run
+(`python -m tests.simulation`, docs/reliability.md), two scenarios at a time in separate
+processes, so that the sample takes a couple of minutes. A failure prints each violation with
+the shortest schedule that shows it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.simulation.explore import Report, explore_in_parallel, format_schedule
+from tests.simulation.scenarios import SCENARIOS
+
+# Faults per schedule in the sample (the full run uses each scenario's own bound). Bound 0 is
+# every interleaving with nothing going wrong; bound 1 adds one crash, failure, redelivery or
+# wait anywhere in it.
+SAMPLE_BOUNDS: dict[str, int | None] = {
+    "same_message_twice": 1,
+    "throw_at_each_other": 0,
+    "resolve_while_opponent_stops": 1,
+    "same_nickname_at_once": 1,
+    "rename_while_thrown_at": 0,
+    "crash_after_commit": 1,
+    "expired_lease_fencing": 0,
+}
+JOBS = 2
+
+
+@pytest.fixture(scope="module")
+def reports() -> dict[str, Report]:
+    return {report.scenario: report for report in explore_in_parallel(SAMPLE_BOUNDS, JOBS)}
+
+
+def test_every_scenario_has_a_sample_bound() -> None:
+    assert set(SAMPLE_BOUNDS) == {scenario.name for scenario in SCENARIOS}
+
+
+@pytest.mark.parametrize("scenario", list(SAMPLE_BOUNDS))
+def test_every_schedule_in_the_sample_keeps_every_promise(reports: dict[str, Report], scenario: str) -> None:
+    report = reports[scenario]
+
+    findings = "\n".join(
+        f"{finding.violation}\n    schedule: {format_schedule(finding.schedule)}"
+        for finding in report.findings.values()
+    )
+    assert report.violating == 0, f"{report.line()}\n{findings}"
+    assert report.complete
+    assert report.schedules >= 2, "the scenario no longer races: its texts run one after the other"

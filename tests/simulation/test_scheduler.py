@@ -1,0 +1,123 @@
+"""The simulation's own machinery: runs are reproducible, faults do what they say, and the
+partial-order reduction loses nothing the plain search finds."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from serverless_rps.exceptions import LockLost, StoreUnavailable
+from tests.conftest import ALICE, BOB, TABLES
+from tests.simulation.explore import Explorer, format_schedule, parse_schedule
+from tests.simulation.harness import Harness
+from tests.simulation.invariants import message_sid
+from tests.simulation.scenarios import scenario_named
+from tests.simulation.world import Choice, Delivery, World
+
+
+@pytest.fixture(scope="module")
+def harness() -> Iterator[Harness]:
+    with Harness() as harness:
+        yield harness
+
+
+def test_a_schedule_is_written_and_read_back_as_the_same_choices() -> None:
+    schedule = parse_schedule("go a1; kill b1 ; fail a1 lost; redeliver b; wait lease")
+
+    assert schedule[2] == Choice("fail", "a1", "lost")
+    assert parse_schedule(format_schedule(schedule)) == schedule
+
+
+def test_replaying_a_schedule_twice_gives_the_same_run(harness: Harness) -> None:
+    explorer = Explorer(harness, scenario_named("throw_at_each_other"))
+    schedule = parse_schedule("go b1; go a1; go b1; go a1; go a1; go b1")
+
+    first, second = explorer.replay(schedule), explorer.replay(schedule)
+
+    assert first.trace == second.trace
+    assert first.end_state == second.end_state
+    assert first.violations == second.violations == []
+
+
+def test_a_killed_invocation_never_runs_its_clean_up(harness: Harness) -> None:
+    explorer = Explorer(harness, scenario_named("same_nickname_at_once"))
+    with explorer.world(any_fault=True) as world:
+        for choice in parse_schedule(
+            "go a1; go a1; go a1; kill a1"
+        ):  # claim, read the name, lock: die at commit
+            world.apply(choice)
+        alice = next(row for row in harness.items(TABLES.game_state) if row["phone_number"]["S"] == ALICE)
+        claim = next(
+            row for row in harness.items(TABLES.idempotency) if row["messageId"]["S"] == message_sid("a")
+        )
+
+        assert world.scheduler.invocations["a1"].killed
+        assert "user_locked" in alice, "the `finally` that releases the lock must not have run"
+        assert claim["status"]["S"] == "IN_PROGRESS", (
+            "the `finally` that abandons the claim must not have run"
+        )
+
+
+def test_a_throttled_commit_fails_the_attempt_and_the_message_succeeds_when_it_comes_back(
+    harness: Harness,
+) -> None:
+    explorer = Explorer(harness, scenario_named("same_nickname_at_once"))
+
+    world = explorer.replay(parse_schedule("go a1; go a1; go a1; fail a1 throttled"))
+
+    first, retried = _deliveries(world, "a")[:2]
+    assert isinstance(first.error, StoreUnavailable)
+    assert retried.succeeded
+    assert world.violations == []
+
+
+def test_a_writer_stalled_past_its_lease_is_fenced_out_by_the_lock_it_lost(harness: Harness) -> None:
+    explorer = Explorer(harness, scenario_named("expired_lease_fencing"))
+    # alice's throw locks alice and bob, then stalls at its commit; time passes every lease;
+    # carol's throw takes bob's lock and commits; alice's commit then lands.
+    schedule = "go a1; go a1; go a1; go a1; wait lease; " + "; ".join(["go c1"] * 5) + "; go a1"
+
+    world = explorer.replay(parse_schedule(schedule))
+
+    assert isinstance(_deliveries(world, "a")[0].error, LockLost)
+    assert world.violations == []
+
+
+def test_a_reply_refused_for_good_is_recorded_and_never_retried(harness: Harness) -> None:
+    explorer = Explorer(harness, scenario_named("resolve_while_opponent_stops"))
+
+    world = explorer.replay(
+        parse_schedule("; ".join(["go b1"] * 7))
+    )  # bob resolves first; alice has opted out
+
+    record = next(
+        row for row in harness.items(TABLES.idempotency) if row["messageId"]["S"] == message_sid("b")
+    )
+    outcomes = {index: value["S"] for index, value in record["delivered"]["M"].items()}
+    bodies_to_alice = [
+        index for index, sms in enumerate(record["outbox"]["L"]) if sms["M"]["to"]["S"] == ALICE
+    ]
+    assert [outcomes[str(index)] for index in bodies_to_alice] == ["refused:21610"]
+    assert world.ledger.sends[(message_sid("b"), bodies_to_alice[0])] == 0
+    assert any(sms["M"]["to"]["S"] == BOB for sms in record["outbox"]["L"])
+    assert world.violations == []
+
+
+@pytest.mark.parametrize(("scenario", "bound"), [("rename_while_thrown_at", 0), ("crash_after_commit", 1)])
+def test_the_partial_order_reduction_explores_every_schedule_the_plain_search_does(
+    harness: Harness, scenario: str, bound: int
+) -> None:
+    reduced = Explorer(harness, scenario_named(scenario), bound=bound).explore(record_traces=True)
+    plain = Explorer(harness, scenario_named(scenario), bound=bound, exhaustive=True).explore(
+        record_traces=True
+    )
+
+    assert reduced.traces == plain.traces  # the same schedules, up to the order of commuting steps
+    assert reduced.end_states == plain.end_states
+    assert len(plain.traces) > 2
+    assert reduced.schedules + reduced.pruned < plain.schedules + plain.pruned
+
+
+def _deliveries(world: World, label: str) -> list[Delivery]:
+    return [delivery for delivery in world.deliveries if delivery.label == label]
