@@ -7,7 +7,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: play demo test lint typecheck unit clean
+.PHONY: play demo test lint typecheck bench chaos explore clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON_FOR_VENV) -m venv $(VENV)
@@ -20,6 +20,15 @@ play: $(STAMP)
 
 demo: $(STAMP)
 	$(PY) -m serverless_rps demo
+
+bench: $(STAMP)
+	$(PY) -m bench
+
+chaos: $(STAMP)
+	$(PY) -m bench.chaos --messages 5000
+
+explore: $(STAMP)
+	$(PY) -m tests.simulation --jobs 2
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check serverless_rps tests bench

@@ -170,12 +170,14 @@ def _check_deliveries_and_duplicates(record: SoakRecord, verdict: Verdict) -> No
 
     sent_events = {event["sid"]: event for event in record.worker_events if event["e"] == "sent"}
     recorded_at: dict[str, float] = {}
-    claims: dict[tuple[int, str], list[float]] = defaultdict(list)
+    decisions: dict[tuple[int, str], list[float]] = defaultdict(list)
     for event in record.worker_events:
         if event["e"] == "recorded" and event.get("ok"):
             recorded_at.setdefault(event["outcome"], event["t"])
-        elif event["e"] == "claim":
-            claims[(event["pid"], event["key"])].append(event["t"])
+        elif event["e"] == "claim" or (event["e"] == "lease" and event.get("ok")):
+            # What an attempt sends is decided on the record as read at its claim, or, for a
+            # copy that had to wait for the outbox, as read when it took the outbox lease.
+            decisions[(event["pid"], event["key"])].append(event["t"])
     outbox_entries: dict[tuple[str, str], list[tuple[str, int]]] = defaultdict(list)
     for key, item in record.idempotency.items():
         for index, (to, _, body) in enumerate(item.get("outbox", [])):
@@ -197,7 +199,7 @@ def _check_deliveries_and_duplicates(record: SoakRecord, verdict: Verdict) -> No
             continue
         decided = None
         if sent is not None:
-            times = [t for t in claims.get((sent["pid"], entry[0]), []) if t <= sent["t"]]
+            times = [t for t in decisions.get((sent["pid"], entry[0]), []) if t <= sent["t"]]
             decided = max(times) if times else None
         sends[entry].append({**sms, "decided": decided, "recorded_at": recorded_at.get(sms["sid"], math.inf)})
 

@@ -126,6 +126,21 @@ def test_a_reply_sent_again_after_it_was_recorded_is_a_violation() -> None:
     assert any("outside the documented window" in violation for violation in violations), violations
 
 
+def test_a_copy_that_leased_the_outbox_after_the_reply_was_recorded_must_not_send_it_again() -> None:
+    record = clean_record()
+    # Worker 500 claimed (6.0) before Bob's result was recorded (6.8), but took the outbox lease
+    # after it was (7.0): what a copy sends is decided at its lease, so this re-send is outside
+    # the window (the bug tests/simulation found in the first engine).
+    record.sms.append({"sid": "SMd2", "to": BOB, "from": BOT, "body": BOB_LOST, "at": 7.1})
+    record.worker_events += [
+        {"e": "claim", "pid": 500, "t": 6.0, "key": "SM2", "ok": False},
+        {"e": "lease", "pid": 500, "t": 7.0, "key": "SM2", "ok": True},
+        {"e": "sent", "pid": 500, "t": 7.1, "key": "SM2", "sid": "SMd2", "to": BOB, "body": BOB_LOST},
+    ]
+    violations = check(record).violations
+    assert any("outside the documented window" in violation for violation in violations), violations
+
+
 def test_a_committed_reply_that_was_never_sent_is_a_violation() -> None:
     record = clean_record()
     record.idempotency["SM2"]["delivered"] = {0: "SMc"}
