@@ -9,8 +9,9 @@ behaviour (proofs in the papers; a test checks them against the plain search):
   first at some node matters only if one of p's calls *races* with an earlier step: the two touch
   the same item (one writes it) and nothing orders them. Each new node looks back for such races
   and asks, at the node before the racing step, for p to be tried there too. An invocation's
-  faults (dying, a failed call) are tried wherever it is tried, so at every one of its calls in
-  every order explored; time passing at every node; a redelivery at the start.
+  faults (dying, a failed call) are tried wherever it is tried or its going sleeps, so at every
+  one of its calls in every order explored; time passing at every node; a redelivery at the
+  start, with nothing asleep below it (it touches nothing, so it may as well come first).
 * Sleep sets (Godefroid). A choice fully explored at a node sleeps in the sibling branches after it
   until a step that conflicts with it; a run in which every remaining choice sleeps is cut short
   ("pruned"): whatever it could become is equivalent to a schedule explored elsewhere.
@@ -79,9 +80,15 @@ class Node:
         )
 
     def _wanted(self, option: Transition) -> bool:
-        # An invocation's own faults (dying or failing at this call) are tried wherever it may go.
-        owner_goes = option.fault and option.owner is not None and Choice("go", option.owner) in self.to_try
-        return option.choice in self.to_try or owner_goes
+        # An invocation's own faults (dying or failing at this call) are tried wherever it may go,
+        # and wherever its going sleeps: that branch tried them before the steps since, and one of
+        # those may have woken them (a send, then a refusal of that phone).
+        if option.choice in self.to_try:
+            return True
+        if not option.fault or option.owner is None:
+            return False
+        go = Choice("go", option.owner)
+        return go in self.to_try or go in {transition.choice for transition in self.asleep}
 
     def sleep_for_child(self) -> list[Transition]:
         # A choice explored here before this one may sleep below it only if its own branch covered

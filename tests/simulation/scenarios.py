@@ -80,7 +80,7 @@ SCENARIOS = (
         setup=(*REGISTERED, (ALICE, "rock bob")),
         messages={"b": (BOB, "paper alice")},
         faults=frozenset({"kill", "lost", "redeliver", "wait"}),
-        bound=3,
+        bound=2,
     ),
     Scenario(
         "expired_lease_fencing",
@@ -88,7 +88,6 @@ SCENARIOS = (
         setup=REGISTERED,
         messages={"a": (ALICE, "rock bob"), "c": (CAROL, "paper bob")},
         faults=frozenset({"wait", "redeliver"}),
-        bound=2,
     ),
 )
 
