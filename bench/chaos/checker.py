@@ -48,7 +48,10 @@ class SoakRecord:
     stable_phones: set[str]
     lock_lease_seconds: float
     checked_at_epoch: float
-    sms_after_very_late_duplicates: int = 0
+    # The idempotency table as it was when the queue had drained, before the very late duplicates.
+    idempotency_at_drain: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # The SMS accepted while (and after) very late duplicates of completed messages were posted.
+    sms_after_very_late_duplicates: list[dict[str, Any]] = field(default_factory=list)
     harness_events: dict[str, int] = field(default_factory=dict)
     liveness_delays: list[float] = field(default_factory=list)
     liveness_bound_seconds: float = 0.0
@@ -96,6 +99,7 @@ def check(record: SoakRecord) -> Verdict:
     verdict = Verdict()
     _check_messages(record, verdict)
     _check_deliveries_and_duplicates(record, verdict)
+    _check_drained(record, verdict)
     _check_exactly_once(record, verdict)
     _check_locks_and_nicknames(record, verdict)
     _check_fencing(record, verdict)
@@ -235,11 +239,27 @@ def _check_deliveries_and_duplicates(record: SoakRecord, verdict: Verdict) -> No
     for sms in record.sms:
         if not replies.is_single_segment(sms["body"]):
             verdict.violations.append(f"SMS {sms['sid']} does not fit one GSM-7 segment: {sms['body']!r}")
-    if record.sms_after_very_late_duplicates:
+    for sms in record.sms_after_very_late_duplicates:
+        entries = outbox_entries.get((sms["to"], sms["body"]), [])
+        owners = [f"reply {index} of {key}" for key, index in entries]
         verdict.violations.append(
-            f"very late duplicates made {record.sms_after_very_late_duplicates} SMS; "
-            "a completed message must make none"
+            f"a very late duplicate made SMS {sms['sid']} to ...{sms['to'][-4:]} {sms['body'][:40]!r} "
+            f"({' or '.join(owners) or 'in no outbox'}); a completed message must make none"
         )
+
+
+def _check_drained(record: SoakRecord, verdict: Verdict) -> None:
+    """With the queue empty, nothing is left to send a committed reply: it must be sent already."""
+    dead_sids = {_sid_of(message.get("body", "")) for message in record.dead_letters}
+    for key, item in record.idempotency_at_drain.items():
+        if item["status"] != "COMPLETED":
+            continue
+        for index in range(len(item["outbox"])):
+            if index not in item["delivered"]:
+                where = "its message is on the dead-letter queue" if key in dead_sids else "no copy is queued"
+                verdict.violations.append(
+                    f"reply {index} of {key} was committed but still unsent when the queue drained ({where})"
+                )
 
 
 def _number(item: dict[str, Any], name: str) -> int:

@@ -145,6 +145,13 @@ def _arm_game_function(app: ModuleType) -> None:
         return original(settings, session)
 
     app.build_game_function = build_game_function  # type: ignore[attr-defined]
+    handle_record = app.GameFunction.handle_record
+
+    def logged_handle_record(self: Any, record: Any) -> None:
+        log("receive", sqs_id=record.message_id, count=record.attributes.approximate_receive_count)
+        handle_record(self, record)
+
+    app.GameFunction.handle_record = logged_handle_record
 
 
 def _remember_params(params: dict[str, Any], context: dict[str, Any], **_: Any) -> None:

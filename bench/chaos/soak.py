@@ -291,7 +291,9 @@ class Harness:
         twilio = self.stack.twilio
         chance = random.Random(self.options.seed + 2)
         while not self.stopping.wait(chance.expovariate(1 / self.options.twilio_fault_every)):
-            if not self.chaos_on.is_set():
+            # Faults are armed for the next sends: with few sends going (the tail of a run) they
+            # would pile up and fail one message's every retry, an outage rather than a fault.
+            if not self.chaos_on.is_set() or twilio.faults_pending:
                 continue
             roll = chance.random()
             if roll < 0.5:
@@ -400,6 +402,8 @@ def run_soak(options: SoakOptions) -> SoakResult:
             (event_directory / "quiet").touch()  # the workers' own faults stop too
             liveness = _liveness_round(harness, stack, options)
             stack.wait_until_idle(options.drain_timeout_seconds)
+            # The queue is empty: whatever is committed now must already be sent.
+            at_drain = _idempotency(stack)
             sms_before = len(harness.sms)
             log(f"chaos soak: {options.very_late_duplicates} very late duplicates ...")
             completed = [sid for sid, inbound in harness.inbound.items() if inbound.accepted]
@@ -409,9 +413,10 @@ def run_soak(options: SoakOptions) -> SoakResult:
             harness.wait_for_posts()
             time.sleep(1.5)
             stack.wait_until_idle(options.drain_timeout_seconds)
-            sms_after_very_late = len(harness.sms) - sms_before
+            with harness.lock:
+                sms_after_very_late = harness.sms[sms_before:]
             time.sleep(options.lock_lease_seconds)
-            record = _collect(harness, stack, options, liveness, sms_after_very_late)
+            record = _collect(harness, stack, options, liveness, at_drain, sms_after_very_late)
         finally:
             harness.stopping.set()
             for thread in threads:
@@ -484,13 +489,9 @@ def _scan(dynamodb: Any, table: str) -> list[dict[str, Any]]:
     return items
 
 
-def _collect(
-    harness: Harness, stack: LocalStack, options: SoakOptions, liveness: dict[str, Any], very_late_sms: int
-) -> SoakRecord:
-    dynamodb = stack.aws("dynamodb")
-    tables = stack.template
+def _idempotency(stack: LocalStack) -> dict[str, dict[str, Any]]:
     idempotency = {}
-    for item in _scan(dynamodb, tables.table("IdempotencyTable").name):
+    for item in _scan(stack.aws("dynamodb"), stack.template.table("IdempotencyTable").name):
         idempotency[item["messageId"]["S"]] = {
             "status": item["status"]["S"],
             "outbox": [
@@ -501,6 +502,20 @@ def _collect(
                 int(index): value["S"] for index, value in item.get("delivered", {}).get("M", {}).items()
             },
         }
+    return idempotency
+
+
+def _collect(
+    harness: Harness,
+    stack: LocalStack,
+    options: SoakOptions,
+    liveness: dict[str, Any],
+    at_drain: dict[str, dict[str, Any]],
+    very_late_sms: list[dict[str, Any]],
+) -> SoakRecord:
+    dynamodb = stack.aws("dynamodb")
+    tables = stack.template
+    idempotency = _idempotency(stack)
     players = {
         item["phone_number"]["S"]: item for item in _scan(dynamodb, tables.table("GameStateTable").name)
     }
@@ -530,6 +545,7 @@ def _collect(
         stable_phones=harness.players.stable_phones,
         lock_lease_seconds=options.lock_lease_seconds,
         checked_at_epoch=time.time(),
+        idempotency_at_drain=at_drain,
         sms_after_very_late_duplicates=very_late_sms,
         harness_events=dict(harness.events),
         liveness_delays=liveness["delays"],
@@ -565,6 +581,8 @@ def _add_figures(verdict: Verdict, harness: Harness, record: SoakRecord) -> None
         if event["e"] == "commit" and not event["ok"]
     )
     figures["commits refused (reasons)"] = ", ".join(f"{k} {v}" for k, v in failed_commits.items()) or "0"
+    receives = [int(event["count"]) for event in record.worker_events if event["e"] == "receive"]
+    figures["most receives of one SQS message"] = max(receives, default=0)
     delays = reply_delays(record)
     figures["reply delay (first POST to first reply accepted)"] = describe_delays(delays)
     figures["worker processes used"] = len(

@@ -17,6 +17,7 @@ under the template's parameter name, so the functions read it the way they do wh
 from __future__ import annotations
 
 import concurrent.futures
+import logging
 import threading
 import time
 from collections.abc import Iterable
@@ -49,6 +50,8 @@ from serverless_rps.local.saved_state import (
 from serverless_rps.local.simulator import PhoneSimulator, SimulatorApp
 from serverless_rps.local.template import FunctionDefinition, StackTemplate, Unresolvable, resolve
 from serverless_rps.local.twilio_api import LocalTwilioApi
+
+_log = logging.getLogger(__name__)
 
 __all__ = ["GAME_FUNCTION", "WEBHOOK_FUNCTION", "LocalStack", "StackOptions", "repository_root"]
 
@@ -175,9 +178,7 @@ class LocalStack:
             self._serve_page(public_webhook_url)
         if self.options.warm:
             # The game function's other environments start while the first messages are played.
-            self._background_warm = threading.Thread(
-                target=self._warm, args=(GAME_FUNCTION, None), name="warm-up", daemon=True
-            )
+            self._background_warm = threading.Thread(target=self._warm_the_rest, name="warm-up", daemon=True)
             self._background_warm.start()
 
     def _serve_page(self, public_webhook_url: str) -> None:
@@ -207,6 +208,17 @@ class LocalStack:
         errors = self.functions[logical_id].warm(count)
         if errors:
             raise RuntimeError(f"{logical_id} failed to start: {errors[0]['errorMessage']}")
+
+    def _warm_the_rest(self) -> None:
+        # Only an optimisation: an environment that fails to start here (or is killed while it
+        # starts, as the chaos soak does) is started again by the first invocation that needs it.
+        errors = self.functions[GAME_FUNCTION].warm(None)
+        if errors:
+            _log.warning(
+                "%s: an execution environment failed to warm up: %s",
+                GAME_FUNCTION,
+                errors[0].get("errorMessage"),
+            )
 
     def _functions_in_use(self) -> list[str]:
         return [GAME_FUNCTION, WEBHOOK_FUNCTION] if self.options.serve_http else [GAME_FUNCTION]

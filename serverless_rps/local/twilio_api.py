@@ -246,6 +246,12 @@ class LocalTwilioApi:
         with self._condition:
             self._faults.extend([fault] * count)
 
+    @property
+    def faults_pending(self) -> int:
+        """Faults armed by `fail_next` / `stall_next` that no send has met yet."""
+        with self._condition:
+            return len(self._faults)
+
     def clear(self) -> None:
         """Forget sent messages, attempts, opt-outs and pending faults."""
         with self._condition:

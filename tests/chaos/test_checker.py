@@ -149,6 +149,27 @@ def test_a_committed_reply_that_was_never_sent_is_a_violation() -> None:
     assert any("never recorded as sent" in violation for violation in violations), violations
 
 
+def test_a_reply_still_unsent_when_the_queue_drained_is_a_violation_even_if_sent_later() -> None:
+    record = clean_record()
+    # At drain, Bob's result was committed but unsent and its message sat on the dead-letter queue;
+    # a very late duplicate then sent it, so the final tables alone look complete.
+    record.idempotency_at_drain = {
+        "SM1": record.idempotency["SM1"],
+        "SM2": {**record.idempotency["SM2"], "delivered": {0: "SMc"}},
+    }
+    record.dead_letters.append({"body": '{"MessageSid": "SM2"}', "attributes": {}})
+    record.sms_after_very_late_duplicates = [sms for sms in record.sms if sms["sid"] == "SMd"]
+    violations = check(record).violations
+    assert (
+        "reply 1 of SM2 was committed but still unsent when the queue drained "
+        "(its message is on the dead-letter queue)"
+    ) in violations, violations
+    assert any(
+        violation.startswith("a very late duplicate made SMS SMd") and "(reply 1 of SM2)" in violation
+        for violation in violations
+    ), violations
+
+
 def test_a_game_scored_twice_is_a_violation() -> None:
     record = clean_record()
     record.players[ALICE] = _player(ALICE, "alice", wins=2)

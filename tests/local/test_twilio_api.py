@@ -114,8 +114,9 @@ def test_an_injected_429_carries_retry_after_and_only_the_next_send_fails(twilio
 def test_injected_server_errors_fail_as_many_sends_as_asked(twilio_api: LocalTwilioApi, status: int) -> None:
     twilio_api.fail_next(2, status=status)
 
-    statuses = []
+    statuses, pending = [], []
     for _ in range(3):
+        pending.append(twilio_api.faults_pending)
         try:
             _send(twilio_api)
             statuses.append(201)
@@ -123,6 +124,7 @@ def test_injected_server_errors_fail_as_many_sends_as_asked(twilio_api: LocalTwi
             statuses.append(error.status)
 
     assert statuses == [status, status, 201]
+    assert pending == [2, 1, 0]
 
 
 def test_a_stalled_send_that_was_accepted_times_the_client_out_but_is_recorded(
