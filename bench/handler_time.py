@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bench.environment import BOT_NUMBER, NullSms, in_process_aws, sqs_event, sqs_record
-from bench.moto_patch import light_transaction_rollback
 from bench.script import ScriptedMessage, scripted_game
 from bench.stats import Distribution, distribution
 from bench.timing import CallTimer
+from serverless_rps.local.moto_rollback import light_transaction_rollback
 from serverless_rps.local.twilio_api import LocalTwilioApi
 from serverless_rps.observability import logger
 from serverless_rps.sms_gateway import TwilioSmsGateway

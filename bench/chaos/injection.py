@@ -13,11 +13,10 @@ In a game worker (once `serverless_rps.app` is imported):
 Every event is appended, one JSON line per `os.write`, to a per-process file, so a line written
 before a SIGKILL is never lost. The checker reads these files.
 
-In moto's server process (once moto's DynamoDB is imported): transactions roll back per item
-instead of deep-copying whole tables (bench/moto_patch.py), so a long soak does not slow down as
-the idempotency table grows; and DynamoDB requests are serialised with a lock of our own (the
-local stack's server already serves one request at a time; this keeps the soak safe if it ever
-stops doing so: moto's threaded server does not make conditional writes atomic).
+In moto's server process (once moto's DynamoDB is imported): DynamoDB requests are serialised
+with a lock of our own (the local stack's server already serves one request at a time, and rolls
+transactions back per item so a long soak does not slow down; the lock keeps the soak safe if it
+ever stops doing so: moto's threaded server does not make conditional writes atomic).
 
 Nothing here changes the engine's code: it wraps public functions from outside.
 """
@@ -289,10 +288,6 @@ def _arm_sms_gateway(module: ModuleType) -> None:
 def _guard_moto(_: ModuleType) -> None:
     from moto.dynamodb.responses import DynamoHandler
 
-    from bench.moto_patch import install_light_transaction_rollback
-
-    # For the life of the process: every transaction rolls back per item from now on.
-    install_light_transaction_rollback()
     lock = threading.Lock()
     call_action = DynamoHandler.call_action
 

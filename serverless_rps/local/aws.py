@@ -62,8 +62,11 @@ def _serve_moto(connection: multiprocessing.connection.Connection, port: int, lo
     """The moto process: serve until the parent says stop or goes away (EOF on the pipe)."""
     import signal
 
+    from serverless_rps.local.moto_rollback import install_light_transaction_rollback
     from serverless_rps.local.serialized_moto import SerializedMotoServer
 
+    # A long session must not slow down as the idempotency table grows.
+    install_light_transaction_rollback()
     # Ctrl-C reaches the whole process group; the parent decides when moto stops.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # moto's server logs every request: keep that out of the console.

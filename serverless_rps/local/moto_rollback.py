@@ -1,12 +1,15 @@
-"""Take moto's own cost out of a measurement: per-item rollback for TransactWriteItems.
+"""Per-item rollback for moto's TransactWriteItems, so moto's cost does not grow with the tables.
 
-moto snapshots every table a transaction touches with `copy.deepcopy` so it can roll back on a
+moto snapshots every table a transaction touches with `copy.deepcopy` so it can roll back a
 cancelled transaction. That makes each transaction O(table size): on the scripted game it grows
-from ~20 ms to ~300 ms as the idempotency table fills. DynamoDB has no such cost. Inside
-`light_transaction_rollback()` the snapshot covers only the items the transaction names, and a
-cancelled transaction restores just those; behaviour is otherwise moto's own.
+from ~20 ms to ~300 ms as the idempotency table fills, and a long session's server grows by
+gigabytes. DynamoDB has no such cost. Here the snapshot covers only the items the transaction
+names, and a cancelled transaction restores just those; behaviour is otherwise moto's own.
 
-Benchmarks report figures with and without this patch; the engine is not involved.
+Sound only where requests are served one at a time (moto's whole-table restore would erase a
+concurrent write anyway; serialized_moto explains). The local stack's moto process installs it
+for good; benchmarks use `light_transaction_rollback()` and also report stock moto's figures.
+Hash-key tables only, which is all the template has.
 """
 
 from __future__ import annotations
