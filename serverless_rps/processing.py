@@ -204,17 +204,22 @@ class MessageProcessor:
         outbox = [OutboundSms(reply.to, sms.recipient, reply.body) for reply in decision.replies]
         return self._store.commit(claim, locked, decision, outbox, self._clock())
 
-    @contextmanager
-    def _locked(self, claim: Claim, phones: Sequence[str]) -> Iterator[list[LockedPlayer]]:
-        """Lease the players in ascending phone order; give back what the commit did not release.
+    @staticmethod
+    def _lock_order(phones: Sequence[str]) -> list[str]:
+        """Ascending phone order, whoever sent the message.
 
         One canonical order means two players throwing at each other contend on the same first
         lock, so one proceeds and the other waits, instead of each holding one and failing both.
         """
+        return sorted(set(phones))
+
+    @contextmanager
+    def _locked(self, claim: Claim, phones: Sequence[str]) -> Iterator[list[LockedPlayer]]:
+        """Lease the players in `_lock_order`; give back what the commit did not release."""
         held: list[LockedPlayer] = []
         committed = False
         try:
-            for phone in sorted(set(phones)):
+            for phone in self._lock_order(phones):
                 held.append(self._lock_with_backoff(phone, claim.attempt_id))
             yield held
             committed = True

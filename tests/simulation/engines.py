@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from typing import Any
 
 from serverless_rps.game import Decision
@@ -89,19 +88,9 @@ class SendsPastItsLease(MessageProcessor):
 class LocksInArrivalOrder(MessageProcessor):
     """Locks the sender first, then the opponent, instead of in one canonical order."""
 
-    @contextmanager
-    def _locked(self, claim: Claim, phones: Sequence[str]) -> Iterator[list[LockedPlayer]]:
-        held: list[LockedPlayer] = []
-        committed = False
-        try:
-            for phone in dict.fromkeys(phones):
-                held.append(self._lock_with_backoff(phone, claim.attempt_id))
-            yield held
-            committed = True
-        finally:
-            if not committed:
-                for locked in reversed(held):
-                    self._best_effort("release a lock", lambda locked=locked: self._store.release(locked))
+    @staticmethod
+    def _lock_order(phones: Sequence[str]) -> list[str]:
+        return list(dict.fromkeys(phones))
 
 
 # name -> (the broken engine, the scenario that exposes it, the fault bound, the violations expected)
