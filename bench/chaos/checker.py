@@ -97,9 +97,11 @@ def _result_outcome(body: str) -> Outcome | None:
 
 def check(record: SoakRecord) -> Verdict:
     verdict = Verdict()
-    _check_messages(record, verdict)
+    # The MessageSid of every message on the dead-letter queue (None for poison).
+    dead_sids = {_sid_of(message.get("body", "")) for message in record.dead_letters}
+    _check_messages(record, dead_sids, verdict)
     _check_deliveries_and_duplicates(record, verdict)
-    _check_drained(record, verdict)
+    _check_drained(record, dead_sids, verdict)
     _check_exactly_once(record, verdict)
     _check_locks_and_nicknames(record, verdict)
     _check_fencing(record, verdict)
@@ -108,8 +110,7 @@ def check(record: SoakRecord) -> Verdict:
     return verdict
 
 
-def _check_messages(record: SoakRecord, verdict: Verdict) -> None:
-    dead_sids = {_sid_of(message.get("body", "")) for message in record.dead_letters}
+def _check_messages(record: SoakRecord, dead_sids: set[str | None], verdict: Verdict) -> None:
     lost: list[str] = []
     dead_lettered: list[str] = []
     for sid, inbound in record.inbound.items():
@@ -248,9 +249,8 @@ def _check_deliveries_and_duplicates(record: SoakRecord, verdict: Verdict) -> No
         )
 
 
-def _check_drained(record: SoakRecord, verdict: Verdict) -> None:
+def _check_drained(record: SoakRecord, dead_sids: set[str | None], verdict: Verdict) -> None:
     """With the queue empty, nothing is left to send a committed reply: it must be sent already."""
-    dead_sids = {_sid_of(message.get("body", "")) for message in record.dead_letters}
     for key, item in record.idempotency_at_drain.items():
         if item["status"] != "COMPLETED":
             continue

@@ -314,17 +314,6 @@ class Harness:
 
     # -- the run ---------------------------------------------------------------------------------
 
-    def backlog(self) -> int:
-        assert self.stack is not None
-        assert self.stack.resources is not None
-        attributes = self.stack.aws("sqs").get_queue_attributes(
-            QueueUrl=self.stack.resources.queue_url("IncomingQueue"),
-            AttributeNames=["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"],
-        )["Attributes"]
-        return int(attributes["ApproximateNumberOfMessages"]) + int(
-            attributes["ApproximateNumberOfMessagesNotVisible"]
-        )
-
     def play(self) -> None:
         options = self.options
         poison_at = set(self.chance.sample(range(options.messages), min(options.poison, options.messages)))
@@ -335,7 +324,8 @@ class Harness:
         while sent < options.messages:
             now = time.monotonic()
             if now - last_backlog_check > 0.5:
-                backlog, last_backlog_check = self.backlog(), now
+                assert self.stack is not None
+                backlog, last_backlog_check = self.stack.queue_depth("IncomingQueue"), now
             self._release_late(now)
             if backlog > options.max_backlog:
                 time.sleep(0.2)
