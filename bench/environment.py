@@ -26,7 +26,16 @@ from serverless_rps.message_queue import DeadLetterQueue, IncomingQueue
 from serverless_rps.ports import OutboundSms, SmsSender
 from serverless_rps.processing import MessageProcessor
 
-__all__ = ["BOT_NUMBER", "TABLES", "InProcessAws", "NullSms", "in_process_aws", "sqs_event", "sqs_record"]
+__all__ = [
+    "BOT_NUMBER",
+    "TABLES",
+    "InProcessAws",
+    "NullSms",
+    "create_tables",
+    "in_process_aws",
+    "sqs_event",
+    "sqs_record",
+]
 
 REGION = "us-east-1"
 TABLES = TableNames("rps-game-state", "rps-nicknames", "rps-idempotency")
@@ -76,11 +85,12 @@ class InProcessAws:
         return int(self.raw_dynamodb.describe_table(TableName=table)["Table"].get("ItemCount", 0))
 
 
-def create_tables(dynamodb: Any) -> None:
+def create_tables(dynamodb: Any, tables: TableNames = TABLES) -> None:
+    """The game's three tables as template.yaml declares their keys (tests use it too)."""
     for name, key in (
-        (TABLES.game_state, "phone_number"),
-        (TABLES.nickname, "nickname"),
-        (TABLES.idempotency, "messageId"),
+        (tables.game_state, "phone_number"),
+        (tables.nickname, "nickname"),
+        (tables.idempotency, "messageId"),
     ):
         dynamodb.create_table(
             TableName=name,

@@ -17,15 +17,15 @@ import pytest
 from freezegun import freeze_time
 from moto import mock_aws
 
+from bench.environment import TABLES, create_tables
 from serverless_rps.exceptions import SmsPermanentlyRefused, SmsTemporarilyFailed
 from serverless_rps.game import Limits
-from serverless_rps.game_store import DynamoGameStore, TableNames
+from serverless_rps.game_store import DynamoGameStore
 from serverless_rps.local.twilio_api import LocalTwilioApi
 from serverless_rps.ports import OutboundSms
 from serverless_rps.processing import InboundSms, MessageProcessor, Result
 
 REGION = "us-east-1"
-TABLES = TableNames("rps-game-state", "rps-nicknames", "rps-idempotency")
 LEASE_SECONDS = 25.0
 IN_PROGRESS_SECONDS = 30.0
 COMPLETED_SECONDS = 18 * 24 * 60 * 60.0
@@ -48,20 +48,6 @@ def _aws_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setenv(name, value)
     monkeypatch.delenv("AWS_PROFILE", raising=False)
     monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
-
-
-def create_tables(dynamodb: Any, tables: TableNames = TABLES) -> None:
-    for name, key in (
-        (tables.game_state, "phone_number"),
-        (tables.nickname, "nickname"),
-        (tables.idempotency, "messageId"),
-    ):
-        dynamodb.create_table(
-            TableName=name,
-            KeySchema=[{"AttributeName": key, "KeyType": "HASH"}],
-            AttributeDefinitions=[{"AttributeName": key, "AttributeType": "S"}],
-            BillingMode="PAY_PER_REQUEST",
-        )
 
 
 @pytest.fixture
