@@ -447,11 +447,19 @@ def sam() -> Path:
     return SAM
 
 
-def sam_environment() -> dict[str, str]:
+def run_sam(sam: Path, *arguments: str, timeout: float) -> subprocess.CompletedProcess[str]:
     # `sam build` looks for python3.13 on PATH; put the interpreter running the tests first, ahead
     # of any pyenv shim that exists but refuses to run.
     path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
-    return {**os.environ, "PATH": path, "SAM_CLI_TELEMETRY": "0"}
+    return subprocess.run(
+        [str(sam), *arguments],
+        cwd=REPO,
+        env={**os.environ, "PATH": path, "SAM_CLI_TELEMETRY": "0"},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
 
 
 def test_cfn_lint_finds_nothing_in_the_template() -> None:
@@ -473,15 +481,7 @@ def test_cfn_lint_finds_nothing_in_the_template() -> None:
 
 
 def test_sam_validate_with_lint_accepts_the_template(sam: Path) -> None:
-    result = subprocess.run(
-        [str(sam), "validate", "--lint", "--template-file", str(TEMPLATE)],
-        cwd=REPO,
-        env=sam_environment(),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    result = run_sam(sam, "validate", "--lint", "--template-file", str(TEMPLATE), timeout=300)
 
     assert result.returncode == 0, result.stdout + result.stderr
 
@@ -489,14 +489,8 @@ def test_sam_validate_with_lint_accepts_the_template(sam: Path) -> None:
 @pytest.fixture(scope="module")
 def built(sam: Path) -> dict[str, Any]:
     shutil.rmtree(BUILD_DIR, ignore_errors=True)
-    result = subprocess.run(
-        [str(sam), "build", "--template-file", str(TEMPLATE), "--build-dir", str(BUILD_DIR), "--cached"],
-        cwd=REPO,
-        env=sam_environment(),
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
+    result = run_sam(
+        sam, "build", "--template-file", str(TEMPLATE), "--build-dir", str(BUILD_DIR), "--cached", timeout=900
     )
     assert result.returncode == 0, result.stdout + result.stderr
     built_template = load_cloudformation_yaml((BUILD_DIR / "template.yaml").read_text(encoding="utf-8"))
