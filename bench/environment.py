@@ -28,6 +28,7 @@ from serverless_rps.processing import MessageProcessor
 
 __all__ = [
     "BOT_NUMBER",
+    "CONTACT_KEY",
     "TABLES",
     "InProcessAws",
     "NullSms",
@@ -39,6 +40,8 @@ __all__ = [
 
 REGION = "us-east-1"
 TABLES = TableNames("rps-game-state", "rps-nicknames", "rps-idempotency")
+# The key of the keyed hash naming contact records (derived from the Twilio token when deployed).
+CONTACT_KEY = b"local-contact-key"
 BOT_NUMBER = "+15550000000"
 # The template's values (template.yaml): lease 25 s, in-progress 30 s, completed 18 days.
 LEASE_SECONDS = 25.0
@@ -73,6 +76,7 @@ class InProcessAws:
             lock_lease_seconds=LEASE_SECONDS,
             in_progress_expiry_seconds=IN_PROGRESS_SECONDS,
             completed_record_seconds=COMPLETED_SECONDS,
+            contact_key=CONTACT_KEY,
         )
         processor = MessageProcessor(store, sender, limits=Limits(), lock_wait_seconds=lock_wait_seconds)
         return GameFunction(

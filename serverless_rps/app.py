@@ -12,13 +12,14 @@ from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, pro
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from serverless_rps.config import GameSettings, read_auth_token
+from serverless_rps.config import GameSettings, contact_key, read_auth_token
 from serverless_rps.exceptions import PoisonMessage, RetryLater
 from serverless_rps.game import Limits
 from serverless_rps.game_store import DynamoGameStore, TableNames
 from serverless_rps.message_queue import DeadLetterQueue, IncomingQueue
 from serverless_rps.observability import logger, tracer
 from serverless_rps.processing import InboundSms, MessageProcessor
+from serverless_rps.reply_budget import BudgetPolicy
 from serverless_rps.sms_gateway import TwilioSmsGateway
 
 __all__ = ["GameFunction", "build_game_function", "lambda_handler"]
@@ -71,15 +72,16 @@ class GameFunction:
 def build_game_function(settings: GameSettings, session: boto3.session.Session | None = None) -> GameFunction:
     session = session or boto3.session.Session()
     sqs = session.client("sqs")
+    token = read_auth_token(
+        settings.twilio, session.client("ssm") if settings.twilio.auth_token_parameter else None
+    )
     store = DynamoGameStore(
         session.client("dynamodb"),
         TableNames(settings.game_state_table, settings.nickname_table, settings.idempotency_table),
         lock_lease_seconds=settings.lock_lease_seconds,
         in_progress_expiry_seconds=settings.in_progress_expiry_seconds,
         completed_record_seconds=settings.completed_record_seconds,
-    )
-    token = read_auth_token(
-        settings.twilio, session.client("ssm") if settings.twilio.auth_token_parameter else None
+        contact_key=contact_key(token),
     )
     sender = TwilioSmsGateway(settings.twilio.account_sid, token, settings.twilio.api_url)
     processor = MessageProcessor(
@@ -87,6 +89,7 @@ def build_game_function(settings: GameSettings, session: boto3.session.Session |
         sender,
         limits=Limits(challenge_expiry_seconds=settings.challenge_expiry_seconds),
         lock_wait_seconds=settings.lock_wait_seconds,
+        budget=BudgetPolicy(settings.reply_budget_burst, settings.reply_budget_per_hour),
     )
     return GameFunction(
         processor,

@@ -15,11 +15,13 @@ Timing values and why (docs/protocol.md has the full reasoning; a test checks te
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-__all__ = ["ConfigurationError", "GameSettings", "WebhookSettings", "read_auth_token"]
+__all__ = ["ConfigurationError", "GameSettings", "WebhookSettings", "contact_key", "read_auth_token"]
 
 DAY = 24 * 60 * 60
 
@@ -87,6 +89,8 @@ class GameSettings:
     completed_record_seconds: float = 18 * DAY
     challenge_expiry_seconds: float = 7 * DAY
     lock_wait_seconds: float = 1.5
+    reply_budget_burst: int = 60
+    reply_budget_per_hour: int = 180
 
     @classmethod
     def from_environment(cls, env: Mapping[str, str] | None = None) -> GameSettings:
@@ -104,6 +108,8 @@ class GameSettings:
             completed_record_seconds=_number(env, "COMPLETED_RECORD_SECONDS", 18 * DAY),
             challenge_expiry_seconds=_number(env, "CHALLENGE_EXPIRY_DAYS", 7) * DAY,
             lock_wait_seconds=_number(env, "LOCK_WAIT_SECONDS", 1.5),
+            reply_budget_burst=int(_number(env, "REPLY_BUDGET_BURST", 60)),
+            reply_budget_per_hour=int(_number(env, "REPLY_BUDGET_PER_HOUR", 180)),
         )
 
     def __post_init__(self) -> None:
@@ -111,6 +117,8 @@ class GameSettings:
             raise ConfigurationError("LOCK_LEASE_SECONDS must exceed FUNCTION_TIMEOUT_SECONDS")
         if self.in_progress_expiry_seconds < self.function_timeout_seconds:
             raise ConfigurationError("IN_PROGRESS_EXPIRY_SECONDS must be >= FUNCTION_TIMEOUT_SECONDS")
+        if self.reply_budget_burst < 1 or self.reply_budget_per_hour < 1:
+            raise ConfigurationError("REPLY_BUDGET_BURST and REPLY_BUDGET_PER_HOUR must be at least 1")
 
 
 @dataclass(frozen=True)
@@ -129,6 +137,15 @@ class WebhookSettings:
             twilio=_twilio(env),
             public_webhook_url=env.get("PUBLIC_WEBHOOK_URL", "").strip() or None,
         )
+
+
+def contact_key(auth_token: str) -> bytes:
+    """The key of the keyed hash that names contact records, derived from the Twilio auth token.
+
+    A secret the function already holds, so there is nothing more to provision; rotating the
+    token starts every phone's reply budget afresh, which costs at most one burst per phone.
+    """
+    return hmac.new(auth_token.encode(), b"serverless-rps contact id v1", hashlib.sha256).digest()
 
 
 def read_auth_token(credentials: TwilioCredentials, ssm_client: object | None = None) -> str:

@@ -4,7 +4,15 @@ what to reply. No I/O here; `processing` reads, locks, commits and sends.
 Pending games are stored against phone numbers, never nicknames, and each entry carries the
 `player_id` of the other side: a player who quits and comes back gets a new id, so throws made at
 their old self are never scored against them, and a nickname taken over by someone else points at
-a different phone. Expired entries are ignored when read and dropped when their owner is written.
+a different phone.
+
+Entries come in mirrored pairs: my throw at you (`games`) is your challenge from me
+(`challenges`), written in one commit that holds both locks. An entry is removed only in a commit
+that holds both players' locks too (the game resolving, a new throw replacing it, or an opt-out),
+so two records always mention each other or neither. That is what lets an opt-out find every
+record that holds the number: the player's own record lists them all. Expired entries are
+ignored when read; they stay stored until the pair meets again or one of them opts out, and
+`Limits.max_counterparts` bounds how many a record may hold.
 """
 
 from __future__ import annotations
@@ -78,7 +86,16 @@ class Player:
         return entry
 
     def counterpart_phones(self) -> list[str]:
+        """Every phone this record mentions, live or expired: the records that mention me back."""
         return sorted(set(self.games) | set(self.challenges))
+
+    def without(self, phone: str) -> Player:
+        """The same player with no entry about `phone`, either way."""
+        return replace(
+            self,
+            games={other: entry for other, entry in self.games.items() if other != phone},
+            challenges={other: entry for other, entry in self.challenges.items() if other != phone},
+        )
 
 
 @dataclass(frozen=True)
@@ -106,6 +123,9 @@ class Limits:
     challenge_expiry_seconds: float = 7 * 24 * 60 * 60
     max_open_games: int = 20
     max_open_challenges: int = 50
+    # Stored entries, live or expired: an opt-out locks and rewrites every phone a record mentions
+    # in one transaction (at most 100 items: these, the player, its nickname, the claim and more).
+    max_counterparts: int = 90
 
 
 def reply_only(phone: str, text: str) -> Decision:
@@ -146,27 +166,26 @@ def throw(
         return reply_only(me.phone, replies.unknown_player(command.opponent))
     if opponent.phone == me.phone:
         return reply_only(me.phone, replies.cannot_throw_at_self())
-    me, opponent = me.pruned(now), opponent.pruned(now)
+    live_me, live_opponent = me.pruned(now), opponent.pruned(now)
 
-    waiting = opponent.throw_at(me, now)
+    waiting = live_opponent.throw_at(me, now)
     if waiting is not None:
         return _resolve(me, opponent, command.move, waiting.move)
-    if me.throw_at(opponent, now) is not None:
+    if live_me.throw_at(opponent, now) is not None:
         return reply_only(me.phone, replies.already_thrown(opponent.display_name))
-    if len(me.games) >= limits.max_open_games:
+    if len(live_me.games) >= limits.max_open_games or _is_full(me, opponent.phone, limits):
         return reply_only(me.phone, replies.too_many_open_games(limits.max_open_games))
-    if len(opponent.challenges) >= limits.max_open_challenges:
+    if len(live_opponent.challenges) >= limits.max_open_challenges or _is_full(opponent, me.phone, limits):
         return reply_only(me.phone, replies.opponent_too_busy(opponent.display_name))
 
     expires_at = now + limits.challenge_expiry_seconds
+    # Whatever the pair had before (expired, or aimed at an old incarnation) is replaced, never scored.
+    mine, theirs = me.without(opponent.phone), opponent.without(me.phone)
     thrower = replace(
-        me, games={**me.games, opponent.phone: PendingThrow(command.move, opponent.player_id, expires_at)}
+        mine, games={**mine.games, opponent.phone: PendingThrow(command.move, opponent.player_id, expires_at)}
     )
     challenged = replace(
-        opponent,
-        challenges={**opponent.challenges, me.phone: Challenge(me.player_id, expires_at)},
-        # A stale throw of mine at their old incarnation is replaced, never scored.
-        games={phone: entry for phone, entry in opponent.games.items() if phone != me.phone},
+        theirs, challenges={**theirs.challenges, me.phone: Challenge(me.player_id, expires_at)}
     )
     return Decision(
         replies=(
@@ -177,26 +196,23 @@ def throw(
     )
 
 
+def _is_full(player: Player, newcomer: str, limits: Limits) -> bool:
+    """Would one more counterpart take the record past what an opt-out can rewrite at once?"""
+    mentioned = player.counterpart_phones()
+    return newcomer not in mentioned and len(mentioned) >= limits.max_counterparts
+
+
 def _resolve(me: Player, opponent: Player, my_move: Move, their_move: Move) -> Decision:
     outcome = play(my_move, their_move)
-    winner_side = _scored(me, outcome)
-    other_side = _scored(opponent, outcome.reversed)
-    me_after = replace(
-        winner_side,
-        challenges={phone: entry for phone, entry in me.challenges.items() if phone != opponent.phone},
-        games={phone: entry for phone, entry in me.games.items() if phone != opponent.phone},
-    )
-    opponent_after = replace(
-        other_side,
-        games={phone: entry for phone, entry in opponent.games.items() if phone != me.phone},
-        challenges={phone: entry for phone, entry in opponent.challenges.items() if phone != me.phone},
-    )
     return Decision(
         replies=(
             Reply(me.phone, replies.result(outcome, my_move, their_move, opponent.display_name)),
             Reply(opponent.phone, replies.result(outcome.reversed, their_move, my_move, me.display_name)),
         ),
-        players={me.phone: me_after, opponent.phone: opponent_after},
+        players={
+            me.phone: _scored(me.without(opponent.phone), outcome),
+            opponent.phone: _scored(opponent.without(me.phone), outcome.reversed),
+        },
     )
 
 
@@ -231,12 +247,17 @@ def show_score(phone: str, me: Player | None) -> Decision:
     return reply_only(phone, replies.score(me.wins, me.losses, me.ties, me.streak))
 
 
-def opt_out(phone: str, me: Player | None) -> Decision:
-    """Delete the player and their nickname; no reply (Twilio answers opt-outs itself).
+def opt_out(phone: str, me: Player | None, counterparts: Mapping[str, Player | None]) -> Decision:
+    """Delete the player, their nickname and every entry about them in other records; no reply
+    (Twilio answers opt-outs itself).
 
-    Their open challenges die with the record: entries elsewhere that point at this phone carry
-    the old `player_id`, which no future record of this phone will have.
+    `counterparts` are the locked records of every phone `me` mentions (see the module docstring:
+    those are all the records that mention `me`).
     """
     if me is None:
         return Decision()
-    return Decision(players={phone: None}, release_nickname=me.nickname)
+    players: dict[str, Player | None] = {phone: None}
+    for other, record in counterparts.items():
+        if other != phone and record is not None and phone in record.counterpart_phones():
+            players[other] = record.without(phone)
+    return Decision(players=players, release_nickname=me.nickname)

@@ -9,14 +9,24 @@ through them with timelines. Table formats (kept from the original SRPS, extende
 * Nickname, key ``nickname`` (lowercase): ``display_name``, ``phone_number``.
 * Idempotency, key ``messageId`` (the inbound SMS id): ``status``, ``attempt_id``,
   ``in_progress_expiration``, ``TTLEpochTimestamp`` (DynamoDB TTL), and once completed
-  ``outbox``, ``delivered``, ``outbox_lease``.
+  ``outbox``, ``delivered``, ``outbox_lease``; once every reply is delivered or refused, the
+  ``outbox`` (numbers and bodies) is dropped and ``outbox_size`` kept.
+* Contact records, in the idempotency table under ``messageId = contact#<keyed hash of the
+  number>``: ``reply_budget`` (for a phone with no player record), ``pending_replies`` (the keys of
+  records whose outbox still holds a reply to the number) and ``TTLEpochTimestamp``. The number
+  itself is never stored there.
+
+Player records carry ``reply_budget = {level, updated_at, notified}`` too.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
 
@@ -33,6 +43,7 @@ from serverless_rps.exceptions import (
 from serverless_rps.game import Challenge, Decision, PendingThrow, Player
 from serverless_rps.observability import logger, mask_phone
 from serverless_rps.ports import Claim, CompletedRecord, LockedPlayer, OutboundSms
+from serverless_rps.reply_budget import ReplyBudget
 from serverless_rps.rules import Move
 
 __all__ = ["DynamoGameStore", "TableNames"]
@@ -41,6 +52,9 @@ IN_PROGRESS = "IN_PROGRESS"
 COMPLETED = "COMPLETED"
 # BatchGetItem takes at most 100 keys; a player has at most 20 + 50 counterparts (game.Limits).
 _BATCH_GET_LIMIT = 100
+CONTACT_PREFIX = "contact#"
+# What an erased reply's number and body become, and how its fate is recorded: never sent.
+ERASED = "erased"
 
 
 class TableNames:
@@ -59,12 +73,19 @@ class DynamoGameStore:
         lock_lease_seconds: float,
         in_progress_expiry_seconds: float,
         completed_record_seconds: float,
+        contact_key: bytes,
     ) -> None:
         self._dynamodb = dynamodb_client
         self._tables = tables
         self._lease = lock_lease_seconds
         self._in_progress_expiry = in_progress_expiry_seconds
         self._completed_lifetime = completed_record_seconds
+        self._contact_key = contact_key
+
+    def contact_id(self, phone: str) -> str:
+        """The contact record's key: a keyed hash, so the table never holds the number itself."""
+        digest = hmac.new(self._contact_key, phone.encode(), hashlib.sha256).hexdigest()
+        return CONTACT_PREFIX + digest
 
     # -- idempotency -------------------------------------------------------------------------
 
@@ -173,16 +194,126 @@ class DynamoGameStore:
                 if not _is_condition_failure(exc):
                     raise
 
-    def record_delivery(self, key: str, index: int, outcome: str) -> None:
+    def record_delivery(self, record: CompletedRecord, index: int, outcome: str) -> None:
+        # Replies are sent in index order by the one holder of the outbox lease, so the last
+        # undelivered index of its copy is the record's last reply. Recording it also drops the
+        # outbox: what a redelivery needs is `delivered` (all there) and `outbox_size`, not the
+        # numbers and bodies. `recipients` keeps the recipients' contact ids (keyed hashes) so
+        # that a redelivery can finish taking the record off their pending replies, should we
+        # die before `forget_delivered` does.
+        last = index == record.undelivered()[-1]
+        contacts = self._recipient_contacts(record)
+        values: dict[str, Any] = {":outcome": {"S": outcome}}
+        expression = "SET delivered.#index = :outcome"
+        if last:
+            expression += ", outbox_size = :size" + (", recipients = :contacts" if contacts else "")
+            expression += " REMOVE outbox"
+            values[":size"] = _number(len(record.outbox))
+            if contacts:
+                values[":contacts"] = {"SS": contacts}
         with _translated("record a delivery"):
             self._dynamodb.update_item(
                 TableName=self._tables.idempotency,
-                Key={"messageId": {"S": key}},
-                UpdateExpression="SET delivered.#index = :outcome",
+                Key={"messageId": {"S": record.key}},
+                UpdateExpression=expression,
                 ConditionExpression="attribute_exists(messageId)",
                 ExpressionAttributeNames={"#index": str(index)},
-                ExpressionAttributeValues={":outcome": {"S": outcome}},
+                ExpressionAttributeValues=values,
             )
+        if last:
+            self.forget_delivered(replace(record, recipients=tuple(contacts)))
+
+    def forget_delivered(self, record: CompletedRecord) -> None:
+        """Take a fully delivered record off its recipients' pending replies (idempotent)."""
+        for contact in record.recipients:
+            self._forget_pending(contact, [record.key])
+
+    def _recipient_contacts(self, record: CompletedRecord) -> list[str]:
+        return sorted({self.contact_id(sms.to) for sms in record.outbox if sms.to and sms.to != ERASED})
+
+    def _forget_pending(self, contact: str, keys: Sequence[str]) -> None:
+        """Drop records from a contact's pending replies. Best effort: a key left behind names a
+        record with nothing left to erase, and goes with the contact record's expiry."""
+        try:
+            self._dynamodb.update_item(
+                TableName=self._tables.idempotency,
+                Key={"messageId": {"S": contact}},
+                UpdateExpression="DELETE pending_replies :keys",
+                ConditionExpression="attribute_exists(messageId)",
+                ExpressionAttributeValues={":keys": {"SS": list(keys)}},
+            )
+        except ClientError as exc:
+            if not _is_condition_failure(exc):
+                logger.warning("could not update a contact's pending replies", extra={"error": repr(exc)})
+        except BotoCoreError as exc:
+            logger.warning("could not update a contact's pending replies", extra={"error": repr(exc)})
+
+    def erase_pending_replies(self, phone: str) -> None:
+        # Every commit that puts a reply to a number in an outbox also adds the record's key to
+        # that number's contact record, in the same transaction; the last delivery takes it out.
+        # So the contact record lists every outbox that may still hold the number (and perhaps a
+        # few that no longer do: harmless). Each is rewritten without it, on the condition that
+        # the entry still holds the number. A sender already holding the outbox lease may still
+        # send to the number: the carrier refuses it (the phone opted out), and that refusal is
+        # what gets recorded.
+        with _translated("read a contact"):
+            response = self._dynamodb.get_item(
+                TableName=self._tables.idempotency,
+                Key={"messageId": {"S": self.contact_id(phone)}},
+                ProjectionExpression="pending_replies",
+                ConsistentRead=True,
+            )
+        keys = sorted(response.get("Item", {}).get("pending_replies", {}).get("SS", []))
+        for start in range(0, len(keys), _BATCH_GET_LIMIT):
+            for item in self._get_records(keys[start : start + _BATCH_GET_LIMIT]):
+                self._erase_from_outbox(item, phone)
+        if keys:
+            self._forget_pending(self.contact_id(phone), keys)
+
+    def _get_records(self, keys: Sequence[str]) -> list[dict[str, Any]]:
+        found: list[dict[str, Any]] = []
+        request: list[dict[str, Any]] = [{"messageId": {"S": key}} for key in keys]
+        with _translated("read records"):
+            while request:
+                response = self._dynamodb.batch_get_item(
+                    RequestItems={self._tables.idempotency: {"Keys": request, "ConsistentRead": True}}
+                )
+                found.extend(response.get("Responses", {}).get(self._tables.idempotency, []))
+                unprocessed = response.get("UnprocessedKeys", {}).get(self._tables.idempotency)
+                request = unprocessed["Keys"] if unprocessed else []
+        return found
+
+    def _erase_from_outbox(self, item: dict[str, Any], phone: str) -> None:
+        outbox = item.get("outbox", {}).get("L", [])
+        mine = [index for index, sms in enumerate(outbox) if sms["M"]["to"]["S"] == phone]
+        if not mine:
+            return
+        delivered = item.get("delivered", {}).get("M", {})
+        sets, names, values = [], {"#to": "to"}, {":phone": {"S": phone}, ":erased": {"S": ERASED}}
+        conditions = []
+        for index in mine:
+            sets += [f"outbox[{index}].#to = :erased", f"outbox[{index}].body = :erased"]
+            conditions.append(f"outbox[{index}].#to = :phone")
+            if str(index) not in delivered:
+                names[f"#i{index}"] = str(index)
+                sets.append(f"delivered.#i{index} = :erased")
+        with _translated("erase a number from an outbox"):
+            try:
+                self._dynamodb.update_item(
+                    TableName=self._tables.idempotency,
+                    Key={"messageId": item["messageId"]},
+                    UpdateExpression="SET " + ", ".join(sets),
+                    ConditionExpression=" AND ".join(conditions),
+                    ExpressionAttributeNames=names,
+                    ExpressionAttributeValues=values,
+                )
+            except ClientError as exc:
+                if not _is_condition_failure(exc):
+                    raise
+                # The outbox changed since it was read (delivered and dropped): read it again.
+                fresh = self._get_idempotency_item(item["messageId"]["S"])
+                if fresh is not None and fresh != item:
+                    self._erase_from_outbox(fresh, phone)
 
     def _get_idempotency_item(self, key: str) -> dict[str, Any] | None:
         response = self._dynamodb.get_item(
@@ -228,22 +359,25 @@ class DynamoGameStore:
 
     # -- leases ------------------------------------------------------------------------------
 
-    def lock(self, phone: str, lock_id: str, now: float) -> LockedPlayer:
+    def lock(self, phone: str, lock_id: str, now: float, *, player_only: bool = False) -> LockedPlayer:
         # The lease is taken and the record read in one request. An expired lease is taken over:
         #
         #   attempt A  --lock(expires T)--...frozen or dead...             commit fails (fenced)
         #   attempt B            lock fails (A live)   lock succeeds (T passed) --commit-->
         #                                           T
+        #
+        # Locking a phone with no record creates a bare row holding only the lock. Only the sender
+        # may do that (its own redelivery locks it again and cleans up); anyone else is locked
+        # `player_only`, so a dead attempt never strands a row with someone else's number in it.
         expires_at = now + self._lease
+        free = "(attribute_not_exists(user_locked) OR user_locked.expiration_epoch_timestamp < :now)"
         with _translated("lock a player"):
             try:
                 response = self._dynamodb.update_item(
                     TableName=self._tables.game_state,
                     Key={"phone_number": {"S": phone}},
                     UpdateExpression="SET user_locked = :lock",
-                    ConditionExpression=(
-                        "attribute_not_exists(user_locked) OR user_locked.expiration_epoch_timestamp < :now"
-                    ),
+                    ConditionExpression=f"attribute_exists(player_id) AND {free}" if player_only else free,
                     ExpressionAttributeValues={
                         ":lock": _lock_value(lock_id, expires_at),
                         ":now": _number(now),
@@ -255,10 +389,26 @@ class DynamoGameStore:
                 if not _is_condition_failure(exc):
                     raise
                 old: dict[str, Any] = exc.response.get("Item") or {}  # type: ignore[assignment]
+                if player_only and "player_id" not in old:
+                    raise StaleRead(f"player {mask_phone(phone)} is gone") from exc
                 held = old.get("user_locked", {}).get("M", {})
                 held_until = float(held.get("expiration_epoch_timestamp", {}).get("N", now))
                 raise LockContended(f"player {mask_phone(phone)} is locked", held_until - now) from exc
-        return LockedPlayer(phone, lock_id, expires_at, _player_from_item(response["Attributes"]))
+        item = response["Attributes"]
+        player = _player_from_item(item)
+        # A phone with no player record keeps its reply budget on its contact record.
+        budget = _budget_from(item) if player is not None else self._contact_budget(phone)
+        return LockedPlayer(phone, lock_id, expires_at, player, budget)
+
+    def _contact_budget(self, phone: str) -> ReplyBudget | None:
+        with _translated("read a contact"):
+            response = self._dynamodb.get_item(
+                TableName=self._tables.idempotency,
+                Key={"messageId": {"S": self.contact_id(phone)}},
+                ProjectionExpression="reply_budget",
+                ConsistentRead=True,
+            )
+        return _budget_from(response.get("Item", {}))
 
     def release(self, locked: LockedPlayer) -> None:
         """Give the lease back without changing the player (used only when nothing was committed)."""
@@ -294,9 +444,11 @@ class DynamoGameStore:
         locked: Sequence[LockedPlayer],
         decision: Decision,
         outbox: Sequence[OutboundSms],
+        budgets: Mapping[str, ReplyBudget],
         now: float,
     ) -> CompletedRecord:
-        """One TransactWriteItems: players (releasing their leases), nicknames, the completed record.
+        """One TransactWriteItems: players (releasing their leases), nicknames, contact records,
+        the completed record.
 
         Every player write is fenced: it happens only if we still hold that player's lease and
         the lease has not expired. The idempotency record completes only if our claim is still
@@ -305,9 +457,19 @@ class DynamoGameStore:
         """
         items: list[dict[str, Any]] = []
         kinds: list[str] = []
+        contacts: dict[str, _ContactChange] = {}
         for held in locked:
-            items.append(self._player_write(held, decision, now))
+            after = decision.players.get(held.phone, held.player)
+            budget = budgets.get(held.phone, held.budget)
+            items.append(self._player_write(held, after, budget, now))
             kinds.append("lock")
+            if after is None and budget is not None and (held.player is not None or held.phone in budgets):
+                # No player record (a stranger, or one opting out): the budget lives on as a contact.
+                contacts.setdefault(held.phone, _ContactChange()).budget = budget
+            elif after is not None and held.player is None and held.budget is not None:
+                contacts.setdefault(held.phone, _ContactChange()).budget_cleared = True  # the record has it
+        for sms in outbox:
+            contacts.setdefault(sms.to, _ContactChange()).pending = True
         if decision.claim_nickname is not None:
             items.append(self._nickname_claim(decision.claim_nickname))
             kinds.append("nickname")
@@ -316,6 +478,9 @@ class DynamoGameStore:
                 self._nickname_release(decision.release_nickname, _nickname_holder(locked, decision))
             )
             kinds.append("nickname")
+        for phone, change in sorted(contacts.items()):
+            items.append(self._contact_write(phone, change, claim.key, now))
+            kinds.append("contact")
         items.append(self._completion(claim, outbox, now))
         kinds.append("claim")
 
@@ -331,7 +496,9 @@ class DynamoGameStore:
                 _raise_for_cancellation(exc, kinds)
         return CompletedRecord(claim.key, tuple(outbox), {}, now + self._lease)
 
-    def _player_write(self, held: LockedPlayer, decision: Decision, now: float) -> dict[str, Any]:
+    def _player_write(
+        self, held: LockedPlayer, after: Player | None, budget: ReplyBudget | None, now: float
+    ) -> dict[str, Any]:
         fence = {
             "TableName": self._tables.game_state,
             "ConditionExpression": (
@@ -339,11 +506,39 @@ class DynamoGameStore:
             ),
             "ExpressionAttributeValues": {":me": {"S": held.lock_id}, ":now": _number(now)},
         }
-        after = decision.players.get(held.phone, held.player)
         if after is None:
             return {"Delete": {**fence, "Key": {"phone_number": {"S": held.phone}}}}
         # A Put without `user_locked` writes the new state and releases the lease in one step.
-        return {"Put": {**fence, "Item": _player_to_item(after.pruned(now))}}
+        item = _player_to_item(after)
+        if budget is not None:
+            item["reply_budget"] = _budget_value(budget)
+        return {"Put": {**fence, "Item": item}}
+
+    def _contact_write(self, phone: str, change: _ContactChange, key: str, now: float) -> dict[str, Any]:
+        # An Update, not a Put: the last delivery of another message may be taking its key out of
+        # `pending_replies` at the same moment, and ADD/DELETE on a set do not overwrite each other.
+        actions = ["SET TTLEpochTimestamp = :ttl"]
+        values: dict[str, Any] = {":ttl": _number(int(now + self._completed_lifetime))}
+        removes = []
+        if change.budget is not None:
+            actions.append("reply_budget = :budget")
+            values[":budget"] = _budget_value(change.budget)
+        elif change.budget_cleared:
+            removes.append("reply_budget")
+        expression = ", ".join(actions)
+        if change.pending:
+            expression += " ADD pending_replies :key"
+            values[":key"] = {"SS": [key]}
+        if removes:
+            expression += " REMOVE " + ", ".join(removes)
+        return {
+            "Update": {
+                "TableName": self._tables.idempotency,
+                "Key": {"messageId": {"S": self.contact_id(phone)}},
+                "UpdateExpression": expression,
+                "ExpressionAttributeValues": values,
+            }
+        }
 
     def _nickname_claim(self, player: Player) -> dict[str, Any]:
         # Case-insensitive uniqueness: the key is the lowercase name; the row may be rewritten
@@ -393,6 +588,15 @@ class DynamoGameStore:
                 },
             }
         }
+
+
+@dataclass
+class _ContactChange:
+    """What one commit changes on one contact record."""
+
+    budget: ReplyBudget | None = None
+    budget_cleared: bool = False
+    pending: bool = False
 
 
 def _nickname_holder(locked: Sequence[LockedPlayer], decision: Decision) -> str:
@@ -461,6 +665,27 @@ def _sms_value(sms: OutboundSms) -> dict[str, Any]:
     return {"M": {"to": {"S": sms.to}, "from": {"S": sms.from_}, "body": {"S": sms.body}}}
 
 
+def _budget_value(budget: ReplyBudget) -> dict[str, Any]:
+    return {
+        "M": {
+            "level": _number(budget.level),
+            "updated_at": _number(budget.updated_at),
+            "notified": {"BOOL": budget.notified},
+        }
+    }
+
+
+def _budget_from(item: dict[str, Any]) -> ReplyBudget | None:
+    stored = item.get("reply_budget", {}).get("M")
+    if stored is None:
+        return None
+    return ReplyBudget(
+        level=float(stored["level"]["N"]),
+        updated_at=float(stored["updated_at"]["N"]),
+        notified=bool(stored["notified"]["BOOL"]),
+    )
+
+
 def _completed_record(key: str, item: dict[str, Any]) -> CompletedRecord:
     outbox = tuple(
         OutboundSms(entry["M"]["to"]["S"], entry["M"]["from"]["S"], entry["M"]["body"]["S"])
@@ -468,7 +693,10 @@ def _completed_record(key: str, item: dict[str, Any]) -> CompletedRecord:
     )
     delivered = {int(index): value["S"] for index, value in item.get("delivered", {}).get("M", {}).items()}
     lease = item.get("outbox_lease", {}).get("M", {})
-    return CompletedRecord(key, outbox, delivered, float(lease.get("expires_at", {}).get("N", "0")))
+    recipients = tuple(sorted(item.get("recipients", {}).get("SS", [])))
+    return CompletedRecord(
+        key, outbox, delivered, float(lease.get("expires_at", {}).get("N", "0")), recipients
+    )
 
 
 def _player_to_item(player: Player) -> dict[str, Any]:

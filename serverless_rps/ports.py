@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from serverless_rps.game import Decision, Player
+from serverless_rps.reply_budget import ReplyBudget
 
 __all__ = [
     "Claim",
@@ -42,12 +43,17 @@ class Claim:
 
 @dataclass(frozen=True)
 class CompletedRecord:
-    """The message's effect is committed; `delivered` maps outbox index -> Twilio SID or refusal."""
+    """The message's effect is committed; `delivered` maps outbox index -> Twilio SID or refusal.
+
+    Once every reply is delivered or refused, the stored record drops the outbox (numbers and
+    bodies): it is read back with an empty `outbox` and nothing left to send.
+    """
 
     key: str
     outbox: tuple[OutboundSms, ...]
     delivered: Mapping[int, str] = field(default_factory=dict)
     lease_expires_at: float = 0.0
+    recipients: tuple[str, ...] = ()  # contact ids of the recipients, once the outbox is dropped
 
     def undelivered(self) -> list[int]:
         return [index for index in range(len(self.outbox)) if index not in self.delivered]
@@ -57,13 +63,16 @@ class CompletedRecord:
 class LockedPlayer:
     """A player record we hold the lease on, as read in the same request that took the lock.
 
-    `player` is None when the phone has no player (the lock created a bare row).
+    `player` is None when the phone has no player (the lock created a bare row). `budget` is the
+    phone's reply budget as stored: on its player record, or, when it has none, on its contact
+    record (keyed by a keyed hash of the number, so it survives an opt-out without the number).
     """
 
     phone: str
     lock_id: str
     expires_at: float
     player: Player | None
+    budget: ReplyBudget | None = None
 
 
 class GameStore(Protocol):
@@ -79,8 +88,9 @@ class GameStore(Protocol):
 
     def get_players(self, phones: Sequence[str]) -> dict[str, Player]: ...
 
-    def lock(self, phone: str, lock_id: str, now: float) -> LockedPlayer:
-        """Take the player's lease (taking over an expired one). Raises LockContended."""
+    def lock(self, phone: str, lock_id: str, now: float, *, player_only: bool = False) -> LockedPlayer:
+        """Take the phone's lease (taking over an expired one). Raises LockContended; with
+        `player_only`, StaleRead if the phone has no player record (none is created)."""
 
     def release(self, locked: LockedPlayer) -> None: ...
 
@@ -90,9 +100,12 @@ class GameStore(Protocol):
         locked: Sequence[LockedPlayer],
         decision: Decision,
         outbox: Sequence[OutboundSms],
+        budgets: Mapping[str, ReplyBudget],
         now: float,
     ) -> CompletedRecord:
         """Write the whole effect, release the locks and complete the claim, atomically.
+
+        `budgets` are the locked phones' reply budgets after this message's replies.
 
         Raises LockLost or ClaimLost if a lease or the claim is no longer ours, StaleRead if a
         nickname changed hands since it was read.
@@ -105,7 +118,16 @@ class GameStore(Protocol):
     def release_outbox(self, key: str, attempt_id: str) -> None:
         """Give the outbox lease back early (after a transient send failure)."""
 
-    def record_delivery(self, key: str, index: int, outcome: str) -> None: ...
+    def record_delivery(self, record: CompletedRecord, index: int, outcome: str) -> None:
+        """Record one reply's fate; the last one also drops the outbox from the stored record and
+        the record from its recipients' pending replies."""
+
+    def forget_delivered(self, record: CompletedRecord) -> None:
+        """Take a fully delivered record off its recipients' pending replies (idempotent)."""
+
+    def erase_pending_replies(self, phone: str) -> None:
+        """Remove the number from every outbox still waiting to send to it (marked erased, never
+        sent), for an opt-out. The caller holds the phone's lock."""
 
 
 class SmsSender(Protocol):

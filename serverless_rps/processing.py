@@ -2,12 +2,18 @@
 
 1. **Claim** the idempotency record for the inbound SMS id (conditional put, short expiry).
    Already completed -> only send the replies that were not sent yet, then stop.
-2. **Read** what needs no lock (nickname lookups), then **lock** the one or two players involved,
-   in ascending phone order, reading each record in the request that takes its lease.
-3. **Decide** (pure, `game`): new player states, nickname rows, replies.
+2. **Read** what needs no lock (nickname lookups), then **lock** the sender and anyone else the
+   message touches, in ascending phone order, reading each record in the request that takes its
+   lease. Every message locks its sender: its reply budget is state the commit changes.
+3. **Decide** (pure, `game`): new player states, nickname rows, replies; then the reply budget
+   (pure, `reply_budget`) keeps the replies each recipient may still receive.
 4. **Commit** it all in one transaction: players (fenced on our leases, which the write also
-   releases), nicknames, and the idempotency record turning completed with the replies (outbox).
-5. **Send** the replies, recording each one as it is accepted.
+   releases), nicknames, contact records, and the idempotency record turning completed with the
+   replies (outbox).
+5. **Send** the replies, recording each one as it is accepted; the last record drops the outbox.
+
+An opt-out (STOP) also locks every player whose record mentions the phone and rewrites them
+without it, and erases the number from outboxes still waiting to send to it.
 
 If anything fails before the commit, the `finally` blocks give back the leases and the claim
 (best effort: if they cannot run, both simply expire). After the commit, nothing is undone: a
@@ -51,6 +57,7 @@ from serverless_rps.parsing import (
     parse,
 )
 from serverless_rps.ports import Claim, CompletedRecord, GameStore, LockedPlayer, OutboundSms, SmsSender
+from serverless_rps.reply_budget import BudgetPolicy, apply_budget
 
 __all__ = ["InboundSms", "MessageProcessor", "Result"]
 
@@ -109,6 +116,7 @@ class MessageProcessor:
         *,
         limits: game.Limits,
         lock_wait_seconds: float,
+        budget: BudgetPolicy = BudgetPolicy(),  # noqa: B008 - frozen, safe to share
         clock: Callable[[], float] = lambda: time.time(),
         sleep: Callable[[float], None] = lambda seconds: time.sleep(seconds),
         new_id: Callable[[], str] = lambda: uuid.uuid4().hex,
@@ -117,6 +125,7 @@ class MessageProcessor:
         self._store = store
         self._sender = sender
         self._limits = limits
+        self._budget = budget
         self._lock_wait = lock_wait_seconds
         self._clock = clock
         self._sleep = sleep
@@ -158,38 +167,41 @@ class MessageProcessor:
 
     def _apply_command(self, claim: Claim, sms: InboundSms, command: Command) -> CompletedRecord:
         phone, store = sms.sender, self._store
-        if isinstance(command, ShowHelp | ReplyOnly):
-            return self._commit(claim, sms, [], game.reply_only(phone, command.text))
-        if isinstance(command, OptIn):
-            return self._commit(claim, sms, [], game.reply_only(phone, replies.welcome_back()))
-        if isinstance(command, ShowScore):
-            return self._commit(claim, sms, [], game.show_score(phone, store.get_player(phone)))
-        if isinstance(command, ListGames):
-            me = store.get_player(phone)
-            others = store.get_players(me.counterpart_phones()) if me else {}
-            return self._commit(claim, sms, [], game.list_games(phone, me, others, self._clock()))
-        if isinstance(command, SetNickname):
-            owner = store.nickname_owner(command.key)
-            with self._locked(claim, [phone]) as locked:
-                decision = game.set_nickname(phone, locked[0].player, command, owner, self._new_id())
-                return self._commit(claim, sms, locked, decision)
         if isinstance(command, Throw):
             return self._throw(claim, sms, command)
         if isinstance(command, OptOut):
-            with self._locked(claim, [phone]) as locked:
-                return self._commit(claim, sms, locked, game.opt_out(phone, locked[0].player))
-        raise TypeError(f"no handler for {command!r}")
+            return self._opt_out(claim, sms)
+        if isinstance(command, SetNickname):
+            owner = store.nickname_owner(command.key)
+            with self._locked(claim, phone) as locked:
+                decision = game.set_nickname(phone, locked[0].player, command, owner, self._new_id())
+                return self._commit(claim, sms, locked, decision)
+        with self._locked(claim, phone) as locked:
+            me = locked[0].player
+            if isinstance(command, ShowHelp | ReplyOnly):
+                decision = game.reply_only(phone, command.text)
+            elif isinstance(command, OptIn):
+                decision = game.reply_only(phone, replies.welcome_back())
+            elif isinstance(command, ShowScore):
+                decision = game.show_score(phone, me)
+            elif isinstance(command, ListGames):
+                others = store.get_players(me.counterpart_phones()) if me else {}
+                decision = game.list_games(phone, me, others, self._clock())
+            else:
+                raise TypeError(f"no handler for {command!r}")
+            return self._commit(claim, sms, locked, decision)
 
     def _throw(self, claim: Claim, sms: InboundSms, command: Throw) -> CompletedRecord:
         phone = sms.sender
         opponent_phone = self._store.nickname_owner(command.opponent_key)
         if opponent_phone is None or opponent_phone == phone:
-            # Nothing changes on a throw at nobody or at yourself: answer without locking.
-            me = self._store.get_player(phone)
-            target = me if opponent_phone == phone else None
-            decision = game.throw(phone, me, target, command, self._clock(), self._limits)
-            return self._commit(claim, sms, [], decision)
-        with self._locked(claim, [phone, opponent_phone]) as locked:
+            # Nothing changes on a throw at nobody or at yourself but the sender's reply budget.
+            with self._locked(claim, phone) as locked:
+                me = locked[0].player
+                target = me if opponent_phone == phone else None
+                decision = game.throw(phone, me, target, command, self._clock(), self._limits)
+                return self._commit(claim, sms, locked, decision)
+        with self._locked(claim, phone, [opponent_phone]) as locked:
             players = {held.phone: held.player for held in locked}
             opponent = players[opponent_phone]
             if opponent is None or opponent.nickname != command.opponent_key:
@@ -197,12 +209,31 @@ class MessageProcessor:
             decision = game.throw(phone, players[phone], opponent, command, self._clock(), self._limits)
             return self._commit(claim, sms, locked, decision)
 
+    def _opt_out(self, claim: Claim, sms: InboundSms) -> CompletedRecord:
+        """Erase the phone: its record, its nickname, every entry about it in other records (they
+        are all listed in its own record, see `game`), and its number in outboxes not yet sent."""
+        phone = sms.sender
+        before = self._store.get_player(phone)
+        phones = [phone, *(before.counterpart_phones() if before else [])]
+        with self._locked(claim, phone, phones[1:]) as locked:
+            players = {held.phone: held.player for held in locked}
+            me = players[phone]
+            if me is not None and not set(me.counterpart_phones()) <= set(phones):
+                raise StaleRead("a game with a new counterpart began after the lookup")
+            self._store.erase_pending_replies(phone)
+            return self._commit(claim, sms, locked, game.opt_out(phone, me, players))
+
     def _commit(
         self, claim: Claim, sms: InboundSms, locked: Sequence[LockedPlayer], decision: game.Decision
     ) -> CompletedRecord:
+        now = self._clock()
+        # Every reply spends from its recipient's budget, charged in this commit and so only once.
+        decision, budgets = apply_budget(
+            decision, {held.phone: held.budget for held in locked}, now, self._budget
+        )
         # Replies leave from the number the player texted.
         outbox = [OutboundSms(reply.to, sms.recipient, reply.body) for reply in decision.replies]
-        return self._store.commit(claim, locked, decision, outbox, self._clock())
+        return self._store.commit(claim, locked, decision, outbox, budgets, now)
 
     @staticmethod
     def _lock_order(phones: Sequence[str]) -> list[str]:
@@ -214,13 +245,14 @@ class MessageProcessor:
         return sorted(set(phones))
 
     @contextmanager
-    def _locked(self, claim: Claim, phones: Sequence[str]) -> Iterator[list[LockedPlayer]]:
-        """Lease the players in `_lock_order`; give back what the commit did not release."""
+    def _locked(self, claim: Claim, sender: str, others: Sequence[str] = ()) -> Iterator[list[LockedPlayer]]:
+        """Lease the sender and the players `others` in `_lock_order`; give back what the commit
+        did not release. Only the sender's phone may be locked without a player record."""
         held: list[LockedPlayer] = []
         committed = False
         try:
-            for phone in self._lock_order(phones):
-                held.append(self._lock_with_backoff(phone, claim.attempt_id))
+            for phone in self._lock_order([sender, *others]):
+                held.append(self._lock_with_backoff(phone, claim.attempt_id, player_only=phone != sender))
             yield held
             committed = True
         finally:
@@ -228,12 +260,12 @@ class MessageProcessor:
                 for locked in reversed(held):
                     self._best_effort("release a lock", functools.partial(self._store.release, locked))
 
-    def _lock_with_backoff(self, phone: str, lock_id: str) -> LockedPlayer:
+    def _lock_with_backoff(self, phone: str, lock_id: str, *, player_only: bool) -> LockedPlayer:
         deadline = self._clock() + self._lock_wait
         delay = _LOCK_BACKOFF_FIRST_SECONDS
         while True:
             try:
-                return self._store.lock(phone, lock_id, self._clock())
+                return self._store.lock(phone, lock_id, self._clock(), player_only=player_only)
             except LockContended:
                 # Full jitter: concurrent waiters spread out instead of retrying in step.
                 pause = delay * self._jitter()
@@ -247,6 +279,8 @@ class MessageProcessor:
     def _finish_earlier_attempt(self, record: CompletedRecord, attempt_id: str) -> Result:
         if not record.undelivered():
             logger.info("duplicate of a completed message; nothing to do")
+            # An attempt that died right after its last delivery may not have finished this.
+            self._best_effort("forget delivered replies", lambda: self._store.forget_delivered(record))
             return Result.DUPLICATE
         leased = self._store.lease_outbox(record, attempt_id, self._clock())
         if leased is None:
@@ -284,7 +318,7 @@ class MessageProcessor:
                 )
                 raise
             # The one window for a duplicate SMS: Twilio has accepted it and we die before this write.
-            self._store.record_delivery(record.key, index, outcome)
+            self._store.record_delivery(record, index, outcome)
 
     @staticmethod
     def _best_effort(action: str, call: Callable[[], None]) -> None:

@@ -30,6 +30,7 @@ __all__ = [
     "nick_usage",
     "not_registered",
     "opponent_too_busy",
+    "reply_limit_reached",
     "result",
     "score",
     "throw_usage",
@@ -224,3 +225,10 @@ def score(wins: int, losses: int, ties: int, streak: int) -> str:
 
 def welcome_back() -> str:
     return "Welcome back! Text NICK and a name to play again."
+
+
+def reply_limit_reached(minutes: int) -> str:
+    return (
+        f"That's a lot of texts! To keep this game free, I'll stay quiet for about {minutes} min. "
+        "Your moves still count."
+    )

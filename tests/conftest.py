@@ -17,13 +17,14 @@ import pytest
 from freezegun import freeze_time
 from moto import mock_aws
 
-from bench.environment import TABLES, create_tables
+from bench.environment import CONTACT_KEY, TABLES, create_tables
 from serverless_rps.exceptions import SmsPermanentlyRefused, SmsTemporarilyFailed
 from serverless_rps.game import Limits
 from serverless_rps.game_store import DynamoGameStore
 from serverless_rps.local.twilio_api import LocalTwilioApi
 from serverless_rps.ports import OutboundSms
 from serverless_rps.processing import InboundSms, MessageProcessor, Result
+from serverless_rps.reply_budget import BudgetPolicy
 
 REGION = "us-east-1"
 LEASE_SECONDS = 25.0
@@ -112,6 +113,7 @@ def new_store(dynamodb: Any) -> DynamoGameStore:
         lock_lease_seconds=LEASE_SECONDS,
         in_progress_expiry_seconds=IN_PROGRESS_SECONDS,
         completed_record_seconds=COMPLETED_SECONDS,
+        contact_key=CONTACT_KEY,
     )
 
 
@@ -119,13 +121,23 @@ class Game:
     """A player's-eye driver: `game.text(ALICE, "nick alice")` processes one inbound SMS."""
 
     def __init__(
-        self, dynamodb: Any, sms: FakeSms, limits: Limits | None = None, sid_prefix: str = "0"
+        self,
+        dynamodb: Any,
+        sms: FakeSms,
+        limits: Limits | None = None,
+        sid_prefix: str = "0",
+        budget: BudgetPolicy | None = None,
     ) -> None:
         self.dynamodb = dynamodb
         self.sms = sms
         self.store = new_store(dynamodb)
         self.processor = MessageProcessor(
-            self.store, sms, limits=limits or Limits(), lock_wait_seconds=0.2, sleep=lambda _: None
+            self.store,
+            sms,
+            limits=limits or Limits(),
+            lock_wait_seconds=0.2,
+            sleep=lambda _: None,
+            budget=budget or BudgetPolicy(),
         )
         self._sids = itertools.count(1)
         self._sid_prefix = sid_prefix  # drivers sharing tables need distinct SMS ids

@@ -50,7 +50,7 @@ def test_a_writer_whose_lease_expired_cannot_commit_even_if_nobody_took_over(gam
     clock.tick(LEASE_SECONDS + 1)
     outbox = [OutboundSms(reply.to, "+1", reply.body) for reply in decision.replies]
     with pytest.raises(LockLost):
-        game.store.commit(claim, locked, decision, outbox, time.time())
+        game.store.commit(claim, locked, decision, outbox, {}, time.time())
     assert game.player(ALICE)["games"]["M"] == {}
 
 
@@ -63,7 +63,7 @@ def test_a_slow_writer_cannot_overwrite_the_invocation_that_took_its_lock_over(
     game.text(BOB, "scissors alice")  # takes the expired locks over and commits
     outbox = [OutboundSms(reply.to, "+1", reply.body) for reply in decision.replies]
     with pytest.raises(LockLost):
-        game.store.commit(claim, locked, decision, outbox, time.time() - LEASE_SECONDS)
+        game.store.commit(claim, locked, decision, outbox, {}, time.time() - LEASE_SECONDS)
     assert set(game.player(BOB)["games"]["M"]) == {ALICE}, "Bob's throw stands; the slow write never landed"
 
 

@@ -74,7 +74,9 @@ def test_a_live_sender_keeps_its_outbox_until_its_lease_expires(game: Game, cloc
     # An attempt committed and is (as far as anyone can tell) still sending: its lease is live.
     claim = game.store.claim(SID, "sender-attempt", time.time())
     assert isinstance(claim, Claim)
-    game.store.commit(claim, [], reply_only(ALICE, "hello"), [OutboundSms(ALICE, "+1", "hello")], time.time())
+    game.store.commit(
+        claim, [], reply_only(ALICE, "hello"), [OutboundSms(ALICE, "+1", "hello")], {}, time.time()
+    )
 
     with pytest.raises(ClaimHeldElsewhere):
         game.text(ALICE, "help", sid=SID)
@@ -101,12 +103,12 @@ def test_taking_the_outbox_reads_deliveries_recorded_since_the_claim(game: Game,
     claim = game.store.claim(SID, "first-attempt", time.time())
     assert isinstance(claim, Claim)
     outbox = [OutboundSms(ALICE, "+1", "zero"), OutboundSms(BOB, "+1", "one")]
-    game.store.commit(claim, [], reply_only(ALICE, "zero"), outbox, time.time())
+    game.store.commit(claim, [], reply_only(ALICE, "zero"), outbox, {}, time.time())
     stale = game.store.claim(SID, "copy", time.time())
     assert not isinstance(stale, Claim)
     assert stale.undelivered() == [0, 1]
 
-    game.store.record_delivery(SID, 0, "SM0")
+    game.store.record_delivery(stale, 0, "SM0")
     game.store.release_outbox(SID, "first-attempt")
     leased = game.store.lease_outbox(stale, "copy", time.time())
     assert leased is not None

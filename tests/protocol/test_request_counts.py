@@ -1,5 +1,6 @@
 """DynamoDB requests per message, by command, must not grow with a player's pending games
-(the original design made one request per pending game, and 13 for a resolving throw)."""
+(the original design made one request per pending game, and 13 for a resolving throw). The one
+exception is by design: an opt-out rewrites every record that mentions the phone."""
 
 from __future__ import annotations
 
@@ -9,15 +10,16 @@ import pytest
 
 from tests.conftest import ALICE, BOB, Game
 
-# command: (sender, body, requests). Every message: one claim, one commit, one record per reply.
+# command: (sender, body, requests). Every message: one claim, a lock on its sender (who pays the
+# reply budget), one commit, and per recipient of its replies one delivery record and one update of
+# the recipient's contact record (taking the message off its pending replies).
 EXPECTED = {
-    "help": (ALICE, "help", 3),  # claim, commit, record
-    "score": (ALICE, "score", 4),  # + read player
-    "games": (ALICE, "games", 5),  # + read player, batch-read counterparts
-    "nick": (ALICE, "nick alicia", 5),  # + nickname lookup, lock
-    "waiting throw": (BOB, "rock zed", 7),  # + lookup, two locks, two replies
-    "resolving throw": (ALICE, "paper bob", 7),
-    "stop": (ALICE, "stop", 3),  # claim, lock, commit; no reply
+    "help": (ALICE, "help", 5),  # claim, lock, commit, record, contact
+    "score": (ALICE, "score", 5),
+    "games": (ALICE, "games", 6),  # + batch-read counterparts
+    "nick": (ALICE, "nick alicia", 6),  # + nickname lookup
+    "waiting throw": (BOB, "rock zed", 9),  # + lookup, a second lock, two replies
+    "resolving throw": (ALICE, "paper bob", 9),
 }
 
 
@@ -49,3 +51,11 @@ def test_requests_per_message_do_not_grow_with_pending_games(game: Game, command
     sender, body, expected = EXPECTED[command]
     _alice_with_pending_games(game, pending)
     assert _count_requests(game, sender, body) == expected
+
+
+@pytest.mark.parametrize("pending", [0, 19])
+def test_an_opt_out_costs_one_lock_per_record_that_mentions_the_phone(game: Game, pending: int) -> None:
+    _alice_with_pending_games(game, pending)
+    mentioned = 1 + 2 * pending  # bob, and per pending game a rival and a target
+    # claim, read own record, lock self and each counterpart, read contact, one commit; no reply.
+    assert _count_requests(game, ALICE, "stop") == 4 + (1 + mentioned)

@@ -12,10 +12,11 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from serverless_rps.game import Decision
+from serverless_rps.game import Player
 from serverless_rps.game_store import DynamoGameStore
 from serverless_rps.ports import Claim, CompletedRecord, LockedPlayer
 from serverless_rps.processing import MessageProcessor
+from serverless_rps.reply_budget import ReplyBudget
 from tests.simulation.world import Engine
 
 __all__ = ["ENGINES", "MUTANTS"]
@@ -43,8 +44,10 @@ class ClaimOverwritesCompleted(DynamoGameStore):
 class WritesWithoutFence(DynamoGameStore):
     """Player writes are not conditional on holding the lock."""
 
-    def _player_write(self, held: LockedPlayer, decision: Decision, now: float) -> dict[str, Any]:
-        write = super()._player_write(held, decision, now)
+    def _player_write(
+        self, held: LockedPlayer, after: Player | None, budget: ReplyBudget | None, now: float
+    ) -> dict[str, Any]:
+        write = super()._player_write(held, after, budget, now)
         for request in write.values():
             del request["ConditionExpression"]
             del request["ExpressionAttributeValues"]
@@ -54,8 +57,10 @@ class WritesWithoutFence(DynamoGameStore):
 class FenceIgnoresExpiry(DynamoGameStore):
     """Player writes check whose lock it is, but not whether its lease has run out."""
 
-    def _player_write(self, held: LockedPlayer, decision: Decision, now: float) -> dict[str, Any]:
-        write = super()._player_write(held, decision, now)
+    def _player_write(
+        self, held: LockedPlayer, after: Player | None, budget: ReplyBudget | None, now: float
+    ) -> dict[str, Any]:
+        write = super()._player_write(held, after, budget, now)
         for request in write.values():
             request["ConditionExpression"] = "user_locked.lock_uuid = :me"
             del request["ExpressionAttributeValues"][":now"]
@@ -74,7 +79,7 @@ class RecordsBeforeSending(MessageProcessor):
 
     def _deliver(self, record: CompletedRecord, attempt_id: str) -> None:
         for index in record.undelivered():
-            self._store.record_delivery(record.key, index, "sending")
+            self._store.record_delivery(record, index, "sending")
             self._sender.send(record.outbox[index])
 
 

@@ -375,7 +375,7 @@ class Explorer:
                     delivery.run_inline()
                     if not delivery.succeeded:
                         raise RuntimeError(f"{label} failed even alone: {delivery.error!r}")
-                outcomes.add(outcome(observe(self.harness), self.scenario.labels))
+                outcomes.add(outcome(observe(self.harness), self.scenario.labels, world.ledger.outboxes))
         return frozenset(outcomes)
 
 

@@ -1,4 +1,4 @@
-"""The promises of docs/../shared/contract.md as checks on the tables and on what Twilio accepted.
+"""The promises (docs/promises.md) as checks on the tables and on what Twilio accepted.
 
 Checked after every step (in `world`): a text's effect is committed at most once; every player
 write is fenced by a live lock of the writer; no lock is taken while another's lease is live; an
@@ -8,11 +8,13 @@ between Twilio's acceptance and our record of it; nicknames and players agree af
 Checked at quiescence (`final`): every text committed exactly once and all its replies sent (or
 refused for good by Twilio, and recorded so); no claim left in progress and no lock left live;
 and the state (players, nicknames, each text's replies) equals what *some* one-at-a-time order of
-the texts produces: serializability, which is "exactly-once effect" and "atomic commit" together.
+the texts produces: serializability, which is "exactly-once effect" and "atomic commit" together;
+and a phone whose STOP was processed is in no item of any table (erasure).
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +42,8 @@ class Tables:
     bare_rows: dict[str, dict[str, Any]]  # rows a lock created for a phone with no player
     nicknames: dict[str, dict[str, Any]]
     records: dict[str, dict[str, Any]]  # idempotency key -> item
+    contacts: dict[str, dict[str, Any]]  # contact records (keyed hashes), in the same table
+    everything: tuple[dict[str, Any], ...]  # every item of every table
 
 
 @dataclass(frozen=True)
@@ -65,11 +69,21 @@ def message_sid(label: str) -> str:
 def observe(harness: Harness) -> Tables:
     scan = harness.items
     rows = scan(TABLES.game_state)
+    nicknames = scan(TABLES.nickname)
+    idempotency = scan(TABLES.idempotency)
     return Tables(
         players={row["phone_number"]["S"]: row for row in rows if "player_id" in row},
         bare_rows={row["phone_number"]["S"]: row for row in rows if "player_id" not in row},
-        nicknames={row["nickname"]["S"]: row for row in scan(TABLES.nickname)},
-        records={row["messageId"]["S"]: row for row in scan(TABLES.idempotency)},
+        nicknames={row["nickname"]["S"]: row for row in nicknames},
+        records={
+            row["messageId"]["S"]: row
+            for row in idempotency
+            if not row["messageId"]["S"].startswith("contact#")
+        },
+        contacts={
+            row["messageId"]["S"]: row for row in idempotency if row["messageId"]["S"].startswith("contact#")
+        },
+        everything=(*rows, *nicknames, *idempotency),
     )
 
 
@@ -91,7 +105,7 @@ def consistency(tables: Tables) -> list[Violation]:
     return found
 
 
-def outcome(tables: Tables, labels: list[str]) -> Outcome:
+def outcome(tables: Tables, labels: list[str], outboxes: dict[str, list[tuple[str, str, str]]]) -> Outcome:
     def live(phone: str, player_id: str) -> bool:
         other = tables.players.get(phone)
         return other is not None and other["player_id"]["S"] == player_id
@@ -120,10 +134,8 @@ def outcome(tables: Tables, labels: list[str]) -> Outcome:
     )
     replies = []
     for label in labels:
-        record = tables.records.get(message_sid(label), {})
-        sent = tuple(
-            (sms["M"]["to"]["S"], sms["M"]["body"]["S"]) for sms in record.get("outbox", {}).get("L", [])
-        )
+        # From what was committed: a record drops its outbox once every reply is delivered.
+        sent = tuple((to, body) for to, _, body in outboxes.get(message_sid(label), []))
         replies.append((label, sent))
     return Outcome(tuple(players), nicknames, tuple(replies))
 
@@ -141,11 +153,15 @@ def final(world: World) -> list[Violation]:
         if ledger.commits[key] != 1:
             found.append(Violation("not-committed-once", f"{label} committed {ledger.commits[key]} times"))
         delivered = record.get("delivered", {}).get("M", {})
-        for index, sms in enumerate(record["outbox"]["L"]):
-            to = sms["M"]["to"]["S"]
+        if record.get("outbox", {}).get("L"):
+            found.append(Violation("outbox-kept", f"{label}'s record still holds its outbox at quiescence"))
+        for index, (to, _, _) in enumerate(ledger.outboxes.get(key, [])):
             outcome_ = delivered.get(str(index), {}).get("S")
             if outcome_ is None:
                 found.append(Violation("unrecorded-reply", f"reply {index} of {label} was never recorded"))
+            elif outcome_ == "erased":
+                if to not in world.stopped:
+                    found.append(Violation("false-erasure", f"reply {index} of {label} erased; {to} kept"))
             elif outcome_.startswith("refused:"):
                 if to not in ledger.refused:
                     found.append(Violation("false-refusal", f"reply {index} of {label} recorded {outcome_}"))
@@ -160,7 +176,11 @@ def final(world: World) -> list[Violation]:
     for key, record in tables.records.items():
         if record["status"]["S"] != "COMPLETED":
             found.append(Violation("claim-left-in-progress", f"record {key} is {record['status']['S']}"))
-    observed = outcome(tables, world.scenario.labels)
+    for phone in sorted(world.stopped):
+        holding = [item for item in tables.everything if phone in json.dumps(item)]
+        if holding:
+            found.append(Violation("not-erased", f"{phone} opted out and is still in {holding[0]}"))
+    observed = outcome(tables, world.scenario.labels, ledger.outboxes)
     world.end_state = (observed, tuple(sorted(ledger.sends.items())))
     if world.expected is not None and not found and observed not in world.expected:
         found.append(Violation("not-serializable", "no one-at-a-time order gives:\n" + observed.describe()))

@@ -19,11 +19,13 @@ from typing import Any, cast
 import requests
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
+from bench.environment import CONTACT_KEY
 from serverless_rps.app import GameFunction
 from serverless_rps.exceptions import RetryLater, StaleRead
 from serverless_rps.game import Limits
 from serverless_rps.game_store import DynamoGameStore
 from serverless_rps.message_queue import DeadLetterQueue, IncomingQueue
+from serverless_rps.parsing import OptOut, parse
 from serverless_rps.processing import MessageProcessor
 from tests.conftest import (
     BOT_NUMBER,
@@ -142,6 +144,7 @@ class Delivery(Invocation):
             lock_lease_seconds=LEASE_SECONDS,
             in_progress_expiry_seconds=IN_PROGRESS_SECONDS,
             completed_record_seconds=COMPLETED_SECONDS,
+            contact_key=CONTACT_KEY,
         )
         processor = engine.processor(
             store,
@@ -214,6 +217,13 @@ class World:
         self._texts = {label: text for label, text in scenario.messages.items()}
         self._texts.update({f"setup{index}": text for index, text in enumerate(scenario.setup, 1)})
         self._numbers: Counter[str] = Counter()
+
+    @property
+    def stopped(self) -> frozenset[str]:
+        """Phones that text STOP among the scenario's texts: at quiescence they must be erased."""
+        return frozenset(
+            phone for phone, body in self.scenario.messages.values() if isinstance(parse(body), OptOut)
+        )
 
     # -- the run -------------------------------------------------------------------------------
 
@@ -561,7 +571,7 @@ def _delivery_being_recorded(delivery: Delivery) -> tuple[str, int] | None:
     operation, params = delivery.at_call
     if delivery.pending is None or operation != "UpdateItem" or params.get("TableName") != TABLES.idempotency:
         return None
-    if "delivered." not in params.get("UpdateExpression", ""):
-        return None
-    index = next(iter(params.get("ExpressionAttributeNames", {}).values()))
+    index = params.get("ExpressionAttributeNames", {}).get("#index")
+    if index is None or "delivered.#index" not in params.get("UpdateExpression", ""):
+        return None  # not a delivery record (an opt-out erasing a number, say)
     return (params["Key"]["messageId"]["S"], int(index))
