@@ -284,26 +284,38 @@ class DynamoGameStore:
         return found
 
     def _erase_from_outbox(self, item: dict[str, Any], phone: str) -> None:
-        outbox = item.get("outbox", {}).get("L", [])
-        mine = [index for index, sms in enumerate(outbox) if sms["M"]["to"]["S"] == phone]
+        record = _completed_record(item["messageId"]["S"], item)
+        mine = [index for index, sms in enumerate(record.outbox) if sms.to == phone]
         if not mine:
             return
-        delivered = item.get("delivered", {}).get("M", {})
-        sets, names, values = [], {"#to": "to"}, {":phone": {"S": phone}, ":erased": {"S": ERASED}}
-        conditions = []
-        for index in mine:
-            sets += [f"outbox[{index}].#to = :erased", f"outbox[{index}].body = :erased"]
-            conditions.append(f"outbox[{index}].#to = :phone")
-            if str(index) not in delivered:
-                names[f"#i{index}"] = str(index)
-                sets.append(f"delivered.#i{index} = :erased")
+        unsent = [index for index in mine if index not in record.delivered]
+        names = {"#to": "to", **{f"#i{index}": str(index) for index in unsent}}
+        values: dict[str, Any] = {":phone": {"S": phone}}
+        sets = [f"delivered.#i{index} = :erased" for index in unsent]
+        others: list[str] = []
+        if set(record.undelivered()) <= set(mine):
+            # Nothing left to send once these are erased: drop the outbox, as the last delivery would.
+            others = [
+                contact for contact in self._recipient_contacts(record) if contact != self.contact_id(phone)
+            ]
+            sets.append("outbox_size = :size")
+            values[":size"] = _number(len(record.outbox))
+            if others:
+                sets.append("recipients = :contacts")
+                values[":contacts"] = {"SS": others}
+            expression = "SET " + ", ".join(sets) + " REMOVE outbox"
+        else:
+            sets += [f"outbox[{index}].#to = :erased, outbox[{index}].body = :erased" for index in mine]
+            expression = "SET " + ", ".join(sets)
+        if unsent or "outbox[" in expression:
+            values[":erased"] = {"S": ERASED}
         with _translated("erase a number from an outbox"):
             try:
                 self._dynamodb.update_item(
                     TableName=self._tables.idempotency,
                     Key={"messageId": item["messageId"]},
-                    UpdateExpression="SET " + ", ".join(sets),
-                    ConditionExpression=" AND ".join(conditions),
+                    UpdateExpression=expression,
+                    ConditionExpression=" AND ".join(f"outbox[{index}].#to = :phone" for index in mine),
                     ExpressionAttributeNames=names,
                     ExpressionAttributeValues=values,
                 )
@@ -314,6 +326,8 @@ class DynamoGameStore:
                 fresh = self._get_idempotency_item(item["messageId"]["S"])
                 if fresh is not None and fresh != item:
                     self._erase_from_outbox(fresh, phone)
+                return
+        self.forget_delivered(replace(record, recipients=tuple(others)))
 
     def _get_idempotency_item(self, key: str) -> dict[str, Any] | None:
         response = self._dynamodb.get_item(

@@ -64,6 +64,14 @@ SCENARIOS = (
         opted_out=frozenset({ALICE}),
     ),
     Scenario(
+        "challenged_while_stopping",
+        "carol throws at alice (a new waiting game) while alice texts STOP: the challenge is never "
+        "left behind with alice's number, and her notice is erased or refused",
+        setup=REGISTERED,
+        messages={"a": (ALICE, "STOP"), "c": (CAROL, "rock alice")},
+        opted_out=frozenset({ALICE}),
+    ),
+    Scenario(
         "same_nickname_at_once",
         "two new phones claim the same nickname, in different cases",
         messages={"a": (ALICE, "nick Alex"), "b": (BOB, "nick ALEX")},

@@ -15,11 +15,13 @@ from tests.simulation.scenarios import SCENARIOS
 
 # Faults per schedule in the sample (the full run uses each scenario's own bound). Bound 0 is
 # every interleaving with nothing going wrong; bound 1 adds one crash, failure, redelivery or
-# wait anywhere in it.
+# wait anywhere in it. The opt-out scenarios lock every counterpart and erase outboxes: at bound 1
+# they take minutes each, so the sample explores them without faults (`make explore` with them).
 SAMPLE_BOUNDS: dict[str, int | None] = {
     "same_message_twice": 1,
     "throw_at_each_other": 0,
-    "resolve_while_opponent_stops": 1,
+    "resolve_while_opponent_stops": 0,
+    "challenged_while_stopping": 0,
     "same_nickname_at_once": 1,
     "rename_while_thrown_at": 0,
     "crash_after_commit": 1,

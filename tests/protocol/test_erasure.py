@@ -1,0 +1,135 @@
+"""Opt-out erases (promise 13): once a STOP is processed, the number is in no item of any table.
+
+Each test plays a game on moto through the real protocol, has a player text STOP, then scans every
+table for the number, in any attribute, key or value.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from serverless_rps import replies
+from serverless_rps.exceptions import SmsTemporarilyFailed
+from serverless_rps.game_store import ERASED
+from serverless_rps.rules import Move, Outcome
+from tests.conftest import ALICE, BOB, CAROL, TABLES, Game, transient_failure
+
+STRANGER = "+15554440004"
+CHALLENGE_EXPIRY = 7 * 24 * 60 * 60
+
+
+def _items_holding(game: Game, phone: str) -> list[dict[str, Any]]:
+    return [
+        item
+        for table in (TABLES.game_state, TABLES.nickname, TABLES.idempotency)
+        for item in game.items(table)
+        if phone in json.dumps(item)
+    ]
+
+
+def test_after_stop_the_number_is_in_no_item_of_any_table(game: Game) -> None:
+    game.register((ALICE, "alice"), (BOB, "bob"), (CAROL, "carol"))
+    game.text(ALICE, "rock bob")  # alice waits on bob
+    game.text(CAROL, "paper alice")  # carol waits on alice
+    game.text(BOB, "scissors carol")
+    game.text(CAROL, "rock bob")  # a game alice has no part in: resolved
+    game.text(ALICE, "score")
+    assert _items_holding(game, ALICE), "alice is in the tables before she opts out"
+
+    game.text(ALICE, "STOP")
+
+    assert _items_holding(game, ALICE) == []
+    assert game.player(BOB) is not None
+    assert game.player(CAROL) is not None
+
+
+def test_an_expired_challenge_does_not_keep_the_number_in_the_other_record(game: Game, clock: Any) -> None:
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    game.text(ALICE, "rock bob")
+    clock.tick(CHALLENGE_EXPIRY + 60)
+    game.text(ALICE, "nick queen")  # alice's record is written after the challenge expired
+    assert ALICE in json.dumps(game.player(BOB)), "the expired entry is still stored on bob's side"
+
+    game.text(ALICE, "stop")
+
+    assert _items_holding(game, ALICE) == []
+
+
+def test_a_reply_still_waiting_to_be_sent_is_erased_and_never_sent(game: Game) -> None:
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    game.sms.fail_next(None, transient_failure())  # bob's acknowledgement goes, alice's notice fails
+    bob_throw = game.inbound(BOB, "rock alice")
+    with pytest.raises(SmsTemporarilyFailed):  # the message is left for SQS to bring back
+        game.processor.process(bob_throw)
+    assert game.sms.to(ALICE) == [replies.nick_registered("alice")]
+
+    game.text(ALICE, "STOP")
+    assert _items_holding(game, ALICE) == []
+
+    game.processor.process(bob_throw)  # the redelivery finds nothing left to send to alice
+    assert game.sms.to(ALICE) == [replies.nick_registered("alice")]
+    record = next(
+        item for item in game.items(TABLES.idempotency) if item["messageId"]["S"] == bob_throw.idempotency_key
+    )
+    assert record["delivered"]["M"]["1"]["S"] == ERASED
+    assert "outbox" not in record
+
+
+def test_a_delivered_record_keeps_only_what_a_redelivery_needs(game: Game) -> None:
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    game.text(ALICE, "rock bob")
+    game.text(BOB, "paper alice", sid="SM" + "b" * 32)
+
+    record = next(
+        item for item in game.items(TABLES.idempotency) if item["messageId"]["S"] == "SM" + "b" * 32
+    )
+    assert "outbox" not in record
+    assert record["outbox_size"]["N"] == "2"
+    assert sorted(record["delivered"]["M"]) == ["0", "1"]
+    assert BOB not in json.dumps(record)
+    assert ALICE not in json.dumps(record)
+    assert "rock" not in json.dumps(record).lower(), "no reply body stays behind"
+
+
+def test_other_players_keep_their_games_with_each_other(game: Game) -> None:
+    game.register((ALICE, "alice"), (BOB, "bob"), (CAROL, "carol"))
+    game.text(BOB, "rock carol")
+    game.text(ALICE, "paper bob")
+    game.text(ALICE, "STOP")
+
+    game.text(CAROL, "scissors bob")
+    assert game.sms.last(CAROL) == replies.result(Outcome.LOSS, Move.SCISSORS, Move.ROCK, "bob")
+    game.text(BOB, "games")
+    assert game.sms.last(BOB) == replies.games_summary([], [])
+
+
+def test_a_stranger_who_texts_stop_is_erased_too(game: Game) -> None:
+    game.text(STRANGER, "hello?")
+    game.text(STRANGER, "help")
+    game.text(STRANGER, "stop")
+    assert _items_holding(game, STRANGER) == []
+
+
+def test_a_player_who_comes_back_starts_afresh_and_can_be_challenged(game: Game) -> None:
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    game.text(ALICE, "rock bob")
+    game.text(ALICE, "STOP")
+    game.text(ALICE, "START")
+    game.text(ALICE, "nick alice")
+    assert game.sms.last(ALICE) == replies.nick_registered("alice")
+
+    game.text(BOB, "paper alice")
+    assert game.sms.last(ALICE) == replies.challenged("bob"), "the old throw at bob is gone, not scored"
+    game.text(ALICE, "score")
+    assert game.sms.last(ALICE) == replies.score(0, 0, 0, 0)
+
+
+def test_a_throw_at_a_player_who_opted_out_meanwhile_is_answered_as_unknown(game: Game) -> None:
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    game.text(ALICE, "STOP")
+    game.text(BOB, "rock alice")
+    assert game.sms.last(BOB) == replies.unknown_player("alice")
+    assert _items_holding(game, ALICE) == []

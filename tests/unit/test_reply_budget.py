@@ -1,0 +1,76 @@
+"""The reply budget's arithmetic, pure: which replies a phone still gets, and the one notice."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from serverless_rps import replies
+from serverless_rps.game import Decision, Reply
+from serverless_rps.reply_budget import BudgetPolicy, ReplyBudget, apply_budget
+
+ALICE, BOB = "+15551110001", "+15552220002"
+POLICY = BudgetPolicy(burst=3, per_hour=360)  # drains one reply every 10 seconds
+
+
+def _decision(*recipients: str) -> Decision:
+    return Decision(replies=tuple(Reply(phone, f"reply to {phone}") for phone in recipients))
+
+
+def test_a_phone_with_nothing_spent_gets_its_reply_and_is_charged_one() -> None:
+    decision, spent = apply_budget(_decision(ALICE), {ALICE: None}, 100.0, POLICY)
+    assert [reply.to for reply in decision.replies] == [ALICE]
+    assert spent[ALICE] == ReplyBudget(level=1.0, updated_at=100.0, notified=False)
+
+
+def test_the_reply_past_the_burst_becomes_one_notice_then_silence() -> None:
+    full = ReplyBudget(level=3.0, updated_at=100.0)
+    decision, spent = apply_budget(_decision(ALICE, ALICE), {ALICE: full}, 100.0, POLICY)
+    assert [reply.body for reply in decision.replies] == [replies.reply_limit_reached(1)]
+    assert spent[ALICE].notified
+
+
+def test_a_notified_phone_stays_silent_until_its_bucket_is_empty() -> None:
+    notified = ReplyBudget(level=4.0, updated_at=100.0, notified=True)
+    decision, _ = apply_budget(_decision(ALICE), {ALICE: notified}, 125.0, POLICY)  # 1.5 left
+    assert decision.replies == ()
+    decision, spent = apply_budget(_decision(ALICE), {ALICE: notified}, 140.0, POLICY)  # empty
+    assert [reply.to for reply in decision.replies] == [ALICE]
+    assert not spent[ALICE].notified
+
+
+def test_each_recipient_pays_for_its_own_replies() -> None:
+    bob_full = ReplyBudget(level=3.0, updated_at=0.0, notified=True)
+    decision, spent = apply_budget(_decision(ALICE, BOB), {ALICE: None, BOB: bob_full}, 0.0, POLICY)
+    assert [reply.to for reply in decision.replies] == [ALICE]
+    assert spent[ALICE].level == 1.0
+    assert spent[BOB] == bob_full
+
+
+def test_a_reply_to_a_phone_whose_budget_was_not_read_is_a_bug() -> None:
+    with pytest.raises(ValueError, match="budget was not read"):
+        apply_budget(_decision(BOB), {ALICE: None}, 0.0, POLICY)
+
+
+def test_the_notice_fits_one_segment_for_any_wait() -> None:
+    for minutes in (1, 20, 60 * 24 * 365):
+        assert replies.is_single_segment(replies.reply_limit_reached(minutes))
+
+
+@given(st.lists(st.floats(min_value=0, max_value=5), min_size=1, max_size=300))
+def test_no_stream_of_texts_gets_more_than_the_bucket_allows(gaps: list[float]) -> None:
+    # Whatever the timing, replies sent over a span never exceed burst + drained + the notices.
+    policy = BudgetPolicy(burst=5, per_hour=720)  # one reply every 5 seconds
+    budget: ReplyBudget | None = None
+    now, sent, notices = 0.0, 0, 0
+    for gap in gaps:
+        now += gap
+        decision, spent = apply_budget(_decision(ALICE), {ALICE: budget}, now, policy)
+        budget = spent[ALICE]
+        sent += sum(1 for reply in decision.replies if not reply.body.startswith("That's a lot"))
+        notices += len(decision.replies) - sum(
+            1 for reply in decision.replies if not reply.body.startswith("That's a lot")
+        )
+    assert sent <= policy.burst + now * policy.drain_per_second + 1e-9
+    assert notices <= 1 + now * policy.drain_per_second / policy.burst
