@@ -25,6 +25,7 @@ from serverless_rps.game_store import DynamoGameStore, TableNames
 from serverless_rps.message_queue import DeadLetterQueue, IncomingQueue
 from serverless_rps.ports import OutboundSms, SmsSender
 from serverless_rps.processing import MessageProcessor
+from serverless_rps.reply_budget import BudgetPolicy
 
 __all__ = [
     "BOT_NUMBER",
@@ -69,7 +70,9 @@ class InProcessAws:
     incoming_url: str
     dead_letter_url: str
 
-    def game_function(self, sender: SmsSender, *, lock_wait_seconds: float = 1.5) -> GameFunction:
+    def game_function(
+        self, sender: SmsSender, *, lock_wait_seconds: float = 1.5, budget: BudgetPolicy | None = None
+    ) -> GameFunction:
         store = DynamoGameStore(
             self.dynamodb,
             TABLES,
@@ -78,7 +81,13 @@ class InProcessAws:
             completed_record_seconds=COMPLETED_SECONDS,
             contact_key=CONTACT_KEY,
         )
-        processor = MessageProcessor(store, sender, limits=Limits(), lock_wait_seconds=lock_wait_seconds)
+        processor = MessageProcessor(
+            store,
+            sender,
+            limits=Limits(),
+            lock_wait_seconds=lock_wait_seconds,
+            budget=budget or BudgetPolicy(),
+        )
         return GameFunction(
             processor,
             IncomingQueue(self.sqs, self.incoming_url),

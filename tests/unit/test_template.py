@@ -144,13 +144,22 @@ def test_the_game_function_is_told_its_own_timeout(template: dict[str, Any]) -> 
 
 
 def test_the_game_function_environment_passes_the_settings_own_checks(template: dict[str, Any]) -> None:
-    # References (table names, the account SID) become placeholders; the numbers are the template's.
-    variables = {
-        name: value if isinstance(value, str) else f"<{name}>"
-        for name, value in environment(template, "GameFunction").items()
-    }
+    # References to resources (table names, the account SID) become placeholders; references to
+    # numeric parameters take their defaults; the other numbers are the template's.
+    parameters = template.get("Parameters", {})
+
+    def value_of(name: str, value: Any) -> str:
+        if isinstance(value, str):
+            return value
+        referenced = parameters.get(value.get("Ref", "")) if isinstance(value, dict) else None
+        if referenced is not None and referenced["Type"] == "Number":
+            return str(referenced["Default"])
+        return f"<{name}>"
+
+    variables = {name: value_of(name, value) for name, value in environment(template, "GameFunction").items()}
 
     settings = GameSettings.from_environment(variables)
+    assert (settings.reply_budget_burst, settings.reply_budget_per_hour) == (60, 180)
 
     assert settings.function_timeout_seconds == game_timeout(template)
     assert settings.completed_record_seconds == number(variables["COMPLETED_RECORD_SECONDS"])
