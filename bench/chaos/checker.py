@@ -1,4 +1,4 @@
-"""The soak's verdict: every promise of shared/contract.md checked against what was recorded.
+"""The soak's verdict: every promise (docs/promises.md) checked against what was recorded.
 
 Pure: it reads a `SoakRecord` (final tables, every SMS the local Twilio API accepted, the workers'
 event logs, what the harness sent) and returns violations and figures. tests/chaos also feeds it
@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from serverless_rps import replies
+from serverless_rps.game_store import ERASED
+from serverless_rps.parsing import OptOut, parse
 from serverless_rps.rules import Move, Outcome
 from serverless_rps.sms_gateway import PERMANENT_ERROR_CODES
 
@@ -151,6 +153,9 @@ def _check_deliveries_and_duplicates(record: SoakRecord, verdict: Verdict) -> No
     by_sid = {sms["sid"]: sms for sms in record.sms}
     recorded: dict[str, tuple[str, int]] = {}
     refused = 0
+    opted_out = {
+        inbound.phone for inbound in record.inbound.values() if isinstance(parse(inbound.body), OptOut)
+    }
     for key, item in record.idempotency.items():
         if item["status"] != "COMPLETED":
             continue
@@ -158,6 +163,12 @@ def _check_deliveries_and_duplicates(record: SoakRecord, verdict: Verdict) -> No
             outcome = item["delivered"].get(index)
             if outcome is None:
                 verdict.violations.append(f"reply {index} of {key} was committed but never recorded as sent")
+            elif outcome == ERASED:
+                # Erased by an opt-out before it was sent: only a phone that texted STOP.
+                if to not in opted_out:
+                    verdict.violations.append(
+                        f"reply {index} of {key} was erased, but {to[-4:]} never opted out"
+                    )
             elif outcome.startswith("refused:"):
                 refused += 1
                 code = outcome.split(":", 1)[1]

@@ -168,7 +168,7 @@ def _step(operation: str, params: dict[str, Any]) -> str:
         return "lock"
     if operation == "UpdateItem" and update.startswith("SET outbox_lease ="):
         return "lease"
-    if operation == "UpdateItem" and update.startswith("SET delivered."):
+    if operation == "UpdateItem" and update.startswith("SET delivered.#index"):
         return "record"
     return operation
 
@@ -245,11 +245,21 @@ def _after_call(
             "commit", key=_state["key"], ok=ok, code=code, reasons=reasons, fenced_at=fences, wall=time.time()
         )
         if ok:
+            # The record drops its outbox once every reply is delivered: the checker reads it here.
+            for item in params.get("TransactItems", []):
+                put = item.get("Put", {}).get("Item", {})
+                if "outbox" in put:
+                    outbox = [
+                        (entry["M"]["to"]["S"], entry["M"]["from"]["S"], entry["M"]["body"]["S"])
+                        for entry in put["outbox"]["L"]
+                    ]
+                    log("outbox", key=put["messageId"]["S"], outbox=outbox)
+        if ok:
             _maybe_kill("after_commit")
     elif step == "lease":
         log("lease", key=params["Key"]["messageId"]["S"], ok=ok)
     elif step == "record":
-        index = int(next(iter(params["ExpressionAttributeNames"].values())))
+        index = int(params["ExpressionAttributeNames"]["#index"])
         outcome = params["ExpressionAttributeValues"][":outcome"]["S"]
         log("recorded", key=params["Key"]["messageId"]["S"], index=index, outcome=outcome, ok=ok)
         if ok:

@@ -39,6 +39,7 @@ from twilio.request_validator import RequestValidator
 from bench.chaos.checker import Inbound, SoakRecord, Verdict, check, describe_delays, reply_delays
 from bench.chaos.players import Players
 from serverless_rps import replies
+from serverless_rps.game_store import CONTACT_PREFIX
 from serverless_rps.local import dev_account
 from serverless_rps.local.simulator import inbound_parameters
 from serverless_rps.local.stack import GAME_FUNCTION, LocalStack, StackOptions, repository_root
@@ -136,6 +137,12 @@ class ChaosStack(LocalStack):
                     "LOCK_LEASE_SECONDS": f"{self._soak.lock_lease_seconds:g}",
                     "IN_PROGRESS_EXPIRY_SECONDS": f"{self._soak.in_progress_expiry_seconds:g}",
                     "LOCK_WAIT_SECONDS": f"{self._soak.lock_wait_seconds:g}",
+                    # Each soak player texts several times a minute for the whole soak, far past
+                    # what the reply budget lets one phone receive (tests/protocol/
+                    # test_reply_budget.py proves the budget); here every reply must be sent, so
+                    # that the checker can hold each message's results against the scores.
+                    "REPLY_BUDGET_BURST": "1000000",
+                    "REPLY_BUDGET_PER_HOUR": "1000000",
                 }
             )
         return environment
@@ -393,7 +400,7 @@ def run_soak(options: SoakOptions) -> SoakResult:
             liveness = _liveness_round(harness, stack, options)
             stack.wait_until_idle(options.drain_timeout_seconds)
             # The queue is empty: whatever is committed now must already be sent.
-            at_drain = _idempotency(stack)
+            at_drain = _idempotency(stack, event_directory)
             sms_before = len(harness.sms)
             log(f"chaos soak: {options.very_late_duplicates} very late duplicates ...")
             completed = [sid for sid, inbound in harness.inbound.items() if inbound.accepted]
@@ -479,15 +486,31 @@ def _scan(dynamodb: Any, table: str) -> list[dict[str, Any]]:
     return items
 
 
-def _idempotency(stack: LocalStack) -> dict[str, dict[str, Any]]:
+def _committed_outboxes(event_directory: Path) -> dict[str, list[tuple[str, str, str]]]:
+    """Each message's outbox as its commit wrote it (a record drops its own once all is sent)."""
+    outboxes: dict[str, list[tuple[str, str, str]]] = {}
+    for path in event_directory.glob("worker-*.jsonl"):
+        for line in path.read_text().splitlines():
+            if '"e": "outbox"' in line:
+                event = json.loads(line)
+                outboxes[event["key"]] = [tuple(entry) for entry in event["outbox"]]  # type: ignore[misc]
+    return outboxes
+
+
+def _idempotency(stack: LocalStack, event_directory: Path) -> dict[str, dict[str, Any]]:
     idempotency = {}
+    committed = _committed_outboxes(event_directory)
     for item in _scan(stack.aws("dynamodb"), stack.template.table("IdempotencyTable").name):
-        idempotency[item["messageId"]["S"]] = {
+        key = item["messageId"]["S"]
+        if key.startswith(CONTACT_PREFIX):
+            continue  # a contact record (reply budget, pending replies), not a message
+        stored = [
+            (entry["M"]["to"]["S"], entry["M"]["from"]["S"], entry["M"]["body"]["S"])
+            for entry in item.get("outbox", {}).get("L", [])
+        ]
+        idempotency[key] = {
             "status": item["status"]["S"],
-            "outbox": [
-                (entry["M"]["to"]["S"], entry["M"]["from"]["S"], entry["M"]["body"]["S"])
-                for entry in item.get("outbox", {}).get("L", [])
-            ],
+            "outbox": stored if "outbox" in item else committed.get(key, []),
             "delivered": {
                 int(index): value["S"] for index, value in item.get("delivered", {}).get("M", {}).items()
             },
@@ -505,7 +528,7 @@ def _collect(
 ) -> SoakRecord:
     dynamodb = stack.aws("dynamodb")
     tables = stack.template
-    idempotency = _idempotency(stack)
+    idempotency = _idempotency(stack, harness.event_directory)
     players = {
         item["phone_number"]["S"]: item for item in _scan(dynamodb, tables.table("GameStateTable").name)
     }
