@@ -196,37 +196,65 @@ class DynamoGameStore:
 
     def record_delivery(self, record: CompletedRecord, index: int, outcome: str) -> None:
         # Replies are sent in index order by the one holder of the outbox lease, so the last
-        # undelivered index of its copy is the record's last reply. Recording it also drops the
-        # outbox: what a redelivery needs is `delivered` (all there) and `outbox_size`, not the
-        # numbers and bodies. `recipients` keeps the recipients' contact ids (keyed hashes) so
-        # that a redelivery can finish taking the record off their pending replies, should we
-        # die before `forget_delivered` does.
+        # undelivered index of its copy is normally the record's last reply, and recording it
+        # also drops the outbox: what a redelivery needs is `delivered` (all there), `outbox_size`
+        # and `recipients` (the recipients' contact ids, keyed hashes), not numbers and bodies.
+        # An opt-out may have erased the other replies meanwhile: the record as written says so.
         last = index == record.undelivered()[-1]
-        contacts = self._recipient_contacts(record)
-        values: dict[str, Any] = {":outcome": {"S": outcome}}
-        expression = "SET delivered.#index = :outcome"
+        sets, values = ["delivered.#index = :outcome"], {":outcome": {"S": outcome}}
         if last:
-            expression += ", outbox_size = :size" + (", recipients = :contacts" if contacts else "")
-            expression += " REMOVE outbox"
-            values[":size"] = _number(len(record.outbox))
-            if contacts:
-                values[":contacts"] = {"SS": contacts}
+            dropped, more, _ = self._outbox_dropped(record)
+            sets, values = sets + dropped, {**values, **more}
         with _translated("record a delivery"):
-            self._dynamodb.update_item(
+            response = self._dynamodb.update_item(
                 TableName=self._tables.idempotency,
                 Key={"messageId": {"S": record.key}},
-                UpdateExpression=expression,
+                UpdateExpression="SET " + ", ".join(sets) + (" REMOVE outbox" if last else ""),
                 ConditionExpression="attribute_exists(messageId)",
                 ExpressionAttributeNames={"#index": str(index)},
                 ExpressionAttributeValues=values,
+                ReturnValues="ALL_NEW",
             )
-        if last:
-            self.forget_delivered(replace(record, recipients=tuple(contacts)))
+        written = _completed_record(record.key, response["Attributes"])
+        if last or (written.outbox and not written.undelivered()):
+            self.finish(written)
 
-    def forget_delivered(self, record: CompletedRecord) -> None:
-        """Take a fully delivered record off its recipients' pending replies (idempotent)."""
+    def finish(self, record: CompletedRecord) -> None:
+        """For a record with nothing left to send: drop its outbox if it still has one, and take
+        it off its recipients' pending replies. Idempotent: a redelivery finishes what a dead
+        attempt did not."""
+        if record.outbox:
+            sets, values, _ = self._outbox_dropped(record)
+            with _translated("drop a sent outbox"):
+                try:
+                    self._dynamodb.update_item(
+                        TableName=self._tables.idempotency,
+                        Key={"messageId": {"S": record.key}},
+                        UpdateExpression="SET " + ", ".join(sets) + " REMOVE outbox",
+                        ConditionExpression="attribute_exists(outbox)",
+                        ExpressionAttributeValues=values,
+                    )
+                except ClientError as exc:
+                    if not _is_condition_failure(exc):
+                        raise
+            record = replace(record, recipients=tuple(self._recipient_contacts(record)))
         for contact in record.recipients:
             self._forget_pending(contact, [record.key])
+
+    def _outbox_dropped(
+        self, record: CompletedRecord, erased: str | None = None
+    ) -> tuple[list[str], dict[str, Any], list[str]]:
+        """What a record keeps of its outbox once it is dropped: its size and the contact ids
+        (keyed hashes) of its recipients, but for an `erased` phone, so that a redelivery can
+        still `finish`. Returns the SET clauses, their values and those contact ids."""
+        contacts = self._recipient_contacts(record)
+        if erased is not None:
+            contacts = [contact for contact in contacts if contact != self.contact_id(erased)]
+        sets = ["outbox_size = :size", *(["recipients = :contacts"] if contacts else [])]
+        values: dict[str, Any] = {":size": _number(len(record.outbox))}
+        if contacts:
+            values[":contacts"] = {"SS": contacts}
+        return sets, values, contacts
 
     def _recipient_contacts(self, record: CompletedRecord) -> list[str]:
         return sorted({self.contact_id(sms.to) for sms in record.outbox if sms.to and sms.to != ERASED})
@@ -295,15 +323,9 @@ class DynamoGameStore:
         others: list[str] = []
         if set(record.undelivered()) <= set(mine):
             # Nothing left to send once these are erased: drop the outbox, as the last delivery would.
-            others = [
-                contact for contact in self._recipient_contacts(record) if contact != self.contact_id(phone)
-            ]
-            sets.append("outbox_size = :size")
-            values[":size"] = _number(len(record.outbox))
-            if others:
-                sets.append("recipients = :contacts")
-                values[":contacts"] = {"SS": others}
-            expression = "SET " + ", ".join(sets) + " REMOVE outbox"
+            dropped, more, others = self._outbox_dropped(record, erased=phone)
+            values.update(more)
+            expression = "SET " + ", ".join(sets + dropped) + " REMOVE outbox"
         else:
             sets += [f"outbox[{index}].#to = :erased, outbox[{index}].body = :erased" for index in mine]
             expression = "SET " + ", ".join(sets)
@@ -327,7 +349,8 @@ class DynamoGameStore:
                 if fresh is not None and fresh != item:
                     self._erase_from_outbox(fresh, phone)
                 return
-        self.forget_delivered(replace(record, recipients=tuple(others)))
+        if others:
+            self.finish(replace(record, outbox=(), recipients=tuple(others)))
 
     def _get_idempotency_item(self, key: str) -> dict[str, Any] | None:
         response = self._dynamodb.get_item(

@@ -122,8 +122,9 @@ class GameStore(Protocol):
         """Record one reply's fate; the last one also drops the outbox from the stored record and
         the record from its recipients' pending replies."""
 
-    def forget_delivered(self, record: CompletedRecord) -> None:
-        """Take a fully delivered record off its recipients' pending replies (idempotent)."""
+    def finish(self, record: CompletedRecord) -> None:
+        """For a record with nothing left to send: drop its outbox if it still has one, and take
+        it off its recipients' pending replies (idempotent)."""
 
     def erase_pending_replies(self, phone: str) -> None:
         """Remove the number from every outbox still waiting to send to it (marked erased, never

@@ -280,7 +280,7 @@ class MessageProcessor:
         if not record.undelivered():
             logger.info("duplicate of a completed message; nothing to do")
             # An attempt that died right after its last delivery may not have finished this.
-            self._best_effort("forget delivered replies", lambda: self._store.forget_delivered(record))
+            self._best_effort("finish a sent outbox", lambda: self._store.finish(record))
             return Result.DUPLICATE
         leased = self._store.lease_outbox(record, attempt_id, self._clock())
         if leased is None:
