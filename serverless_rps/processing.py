@@ -76,6 +76,8 @@ class InboundSms:
     recipient: str
     body: str
     transport_id: str
+    # What Twilio's Advanced Opt-Out matched, when it is on: STOP, START or HELP (docs/opt-out.md).
+    opt_out_type: str | None = None
 
     @property
     def idempotency_key(self) -> str:
@@ -99,7 +101,15 @@ class InboundSms:
         sid = fields.get("MessageSid")
         if sid is not None and (not isinstance(sid, str) or not sid.strip()):
             raise PoisonMessage("MessageSid is not a non-empty string")
-        return cls(sid, fields["From"].strip(), fields["To"].strip(), fields["Body"], transport_id)
+        opt_out_type = fields.get("OptOutType")
+        return cls(
+            sid,
+            fields["From"].strip(),
+            fields["To"].strip(),
+            fields["Body"],
+            transport_id,
+            opt_out_type.strip().upper() if isinstance(opt_out_type, str) and opt_out_type.strip() else None,
+        )
 
 
 class Result(enum.Enum):
