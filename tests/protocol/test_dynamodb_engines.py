@@ -17,7 +17,7 @@ from botocore.awsrequest import AWSResponse
 from botocore.exceptions import ClientError
 
 from serverless_rps import replies
-from serverless_rps.exceptions import LockLost, StoreUnavailable
+from serverless_rps.exceptions import RetryLater
 from serverless_rps.local.dynamodb_local import DynamoDbEngine
 from serverless_rps.processing import Result
 from serverless_rps.rules import Move
@@ -39,9 +39,9 @@ def test_a_commit_resent_by_the_sdk_after_it_was_applied_is_answered_once(game: 
     request again, with the same ClientRequestToken.
 
     DynamoDB (and DynamoDB Local) answer the resend with success and apply nothing twice. moto
-    ignores the token: the resend runs again, its fences fail, and the attempt gives up
-    (LockLost) without sending; the redelivery after the outbox lease finds the commit and sends
-    the replies. Either way each reply reaches its player once.
+    ignores the token: the resend runs again, its fences fail, and the attempt gives up (a
+    retry-later error, LockLost today) without sending; the redelivery after the outbox lease
+    finds the commit and sends the replies. Either way each reply reaches its player once.
     """
     game.register((ALICE, "alice"), (BOB, "bob"))
     resent: list[int] = []
@@ -54,7 +54,7 @@ def test_a_commit_resent_by_the_sdk_after_it_was_applied_is_answered_once(game: 
 
     game.dynamodb.meta.events.register("needs-retry.dynamodb.TransactWriteItems", resend_once)
     if ON_MOTO:
-        with pytest.raises(LockLost):
+        with pytest.raises(RetryLater):
             game.text(ALICE, "rock bob", sid=SID)
         clock.tick(LEASE_SECONDS + 1)
         assert game.text(ALICE, "rock bob", sid=SID) is Result.RESENT
@@ -90,7 +90,7 @@ def test_a_transaction_conflict_is_retried_and_acts_once(game: Game) -> None:
         return AWSResponse("http://conflict", 400, {}, None), parsed
 
     game.dynamodb.meta.events.register("before-call.dynamodb.TransactWriteItems", conflict_once)
-    with pytest.raises(StoreUnavailable):
+    with pytest.raises(RetryLater):
         game.text(ALICE, "rock bob", sid=SID)
     assert game.player(ALICE)["games"]["M"] == {}, "nothing of the cancelled commit was written"
     assert game.text(ALICE, "rock bob", sid=SID) is Result.PROCESSED
@@ -118,7 +118,7 @@ def test_every_read_the_protocol_makes_is_strongly_consistent(game: Game) -> Non
         game.text(sender, body)
     events.unregister("provide-client-params.dynamodb.GetItem", note_get)
     events.unregister("provide-client-params.dynamodb.BatchGetItem", note_batch)
-    assert {operation for operation, _ in reads} == {"GetItem", "BatchGetItem"}
+    assert "GetItem" in {operation for operation, _ in reads}
     assert all(consistent for _, consistent in reads), reads
 
 
