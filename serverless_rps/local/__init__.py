@@ -4,6 +4,7 @@
 * `template` - reads template.yaml, so local tables, queues and settings match the deployed ones.
 * `aws` - moto's server (DynamoDB, SQS, SSM) in its own process, one request at a time
   (`serialized_moto`), and the template's resources created in it.
+* `dynamodb_local` - DynamoDB Local, AWS's own engine, for the tables instead (`DYNAMODB=local`).
 * `lambda_runtime` - runs a real handler in worker processes, cold starts, timeouts and all.
 * `event_source` - drives the game function the way Lambda's SQS event source does.
 * `api_gateway` - an HTTP request becomes an HTTP API (payload 2.0) event for the webhook.

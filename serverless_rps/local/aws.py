@@ -1,5 +1,6 @@
 """AWS, locally: moto's server for DynamoDB, SQS and SSM in a process of its own, and the resources
-template.yaml declares, created in it.
+template.yaml declares, created in it. DynamoDB may be DynamoDB Local instead (dynamodb_local);
+the tables are then created there.
 
 The server answers one request at a time (serialized_moto explains why: moto's transactions are
 not atomic across threads). So nothing may hold a request open: the event source polls the queue
@@ -174,6 +175,8 @@ class LocalResources:
     endpoint_url: str
     references: dict[str, Any]
     attributes: dict[tuple[str, str], Any]
+    # Where the tables are: moto's server (endpoint_url) unless DynamoDB Local serves them.
+    dynamodb_endpoint_url: str
 
     def table_name(self, logical_id: str) -> str:
         return str(self.references[logical_id])
@@ -185,8 +188,11 @@ class LocalResources:
         return str(self.attributes[(logical_id, "Arn")])
 
 
-def provision(template: StackTemplate, endpoint_url: str) -> LocalResources:
-    """Create the template's tables and queues (dead-letter queues first)."""
+def provision(
+    template: StackTemplate, endpoint_url: str, dynamodb_endpoint_url: str | None = None
+) -> LocalResources:
+    """Create the template's tables (in `dynamodb_endpoint_url` if given) and queues (dead-letter
+    queues first) in moto's server at `endpoint_url`."""
     references: dict[str, Any] = {
         "AWS::Region": REGION,
         "AWS::AccountId": ACCOUNT_ID,
@@ -197,7 +203,8 @@ def provision(template: StackTemplate, endpoint_url: str) -> LocalResources:
     references.update({name: value for name, value in template.parameters.items() if value is not None})
     attributes: dict[tuple[str, str], Any] = {}
 
-    dynamodb = aws_client("dynamodb", endpoint_url)
+    dynamodb_endpoint_url = dynamodb_endpoint_url or endpoint_url
+    dynamodb = aws_client("dynamodb", dynamodb_endpoint_url)
     for table in template.tables.values():
         arguments: dict[str, Any] = {
             "TableName": table.name,
@@ -255,7 +262,7 @@ def provision(template: StackTemplate, endpoint_url: str) -> LocalResources:
             }
         )
 
-    return LocalResources(endpoint_url, references, attributes)
+    return LocalResources(endpoint_url, references, attributes, dynamodb_endpoint_url)
 
 
 def store_secure_strings(endpoint_url: str, parameters: dict[str, str]) -> None:

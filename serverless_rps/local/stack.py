@@ -7,6 +7,7 @@
                                    |  DynamoDB, SQS                                       (moto)
                                    v
                                  moto's server (own process): tables and queues from template.yaml
+                                 (with DYNAMODB=local the tables are in DynamoDB Local, a Java process)
 
 Everything listens on 127.0.0.1. The functions' environment comes from template.yaml, with only
 what cannot exist locally replaced: the Twilio account and API URL, the public webhook URL, the
@@ -36,6 +37,7 @@ from serverless_rps.local.aws import (
     provision,
     store_secure_strings,
 )
+from serverless_rps.local.dynamodb_local import DynamoDbEngine, DynamoDbLocal, selected_engine
 from serverless_rps.local.event_source import SqsEventSource
 from serverless_rps.local.http_server import BackgroundHttpServer
 from serverless_rps.local.lambda_runtime import LocalFunction
@@ -87,6 +89,8 @@ class StackOptions:
     phones: tuple[str, ...] = dev_account.FIRST_PHONE_NUMBERS
     # Where the functions and moto write their logs; None: the state directory's logs/, if any.
     log_directory: Path | None = None
+    # Which engine holds the tables: moto's server, or DynamoDB Local (`DYNAMODB=local`).
+    dynamodb: DynamoDbEngine = field(default_factory=selected_engine)
 
 
 class LocalStack:
@@ -100,6 +104,11 @@ class LocalStack:
         if log_directory is not None:
             log_directory.mkdir(parents=True, exist_ok=True)
         self.moto = MotoServer(log_path=log_directory / "moto.log" if log_directory else None)
+        self.dynamodb_local = (
+            DynamoDbLocal(log_path=log_directory / "dynamodb-local.log" if log_directory else None)
+            if self.options.dynamodb is DynamoDbEngine.LOCAL
+            else None
+        )
         self.twilio = LocalTwilioApi(dev_account.ACCOUNT_SID, dev_account.AUTH_TOKEN)
         self.resources: LocalResources | None = None
         self.functions: dict[str, LocalFunction] = {}
@@ -137,7 +146,8 @@ class LocalStack:
 
     def _start(self) -> None:
         endpoint_url = self.moto.start()
-        self.resources = provision(self.template, endpoint_url)
+        dynamodb_endpoint_url = self.dynamodb_local.start() if self.dynamodb_local else None
+        self.resources = provision(self.template, endpoint_url, dynamodb_endpoint_url)
         self._restore()
         twilio_url = self.twilio.start()
 
@@ -255,6 +265,8 @@ class LocalStack:
             self.save()
         self.twilio.stop()
         self.moto.stop()
+        if self.dynamodb_local is not None:
+            self.dynamodb_local.stop()
         if self.state is not None:
             self.state.unlock()
 
@@ -285,9 +297,14 @@ class LocalStack:
     # -- pieces ----------------------------------------------------------------------------------
 
     def aws(self, service: str) -> Any:
-        """A boto3 client of moto's server (one per service; boto3 clients are thread-safe)."""
+        """A boto3 client of moto's server, or of DynamoDB Local for DynamoDB when it holds the
+        tables (one per service; boto3 clients are thread-safe)."""
         if service not in self._clients:
-            self._clients[service] = aws_client(service, self.moto.endpoint_url)
+            assert self.resources is not None
+            endpoint_url = (
+                self.resources.dynamodb_endpoint_url if service == "dynamodb" else self.resources.endpoint_url
+            )
+            self._clients[service] = aws_client(service, endpoint_url)
         return self._clients[service]
 
     def function(self, logical_id: str) -> LocalFunction:
@@ -313,6 +330,7 @@ class LocalStack:
                 "AWS_REGION": REGION,
                 "AWS_DEFAULT_REGION": REGION,
                 "AWS_ENDPOINT_URL": self.resources.endpoint_url,
+                "AWS_ENDPOINT_URL_DYNAMODB": self.resources.dynamodb_endpoint_url,
                 "AWS_CONFIG_FILE": "/dev/null",
                 "AWS_SHARED_CREDENTIALS_FILE": "/dev/null",
                 **DUMMY_CREDENTIALS,
@@ -331,6 +349,8 @@ class LocalStack:
         return {
             "page_url": self.page_url,
             "moto_endpoint": self.resources.endpoint_url,
+            "dynamodb_endpoint": self.resources.dynamodb_endpoint_url,
+            "dynamodb_engine": self.options.dynamodb.value,
             "twilio_api_url": self.twilio.base_url,
             "webhook_url": self.simulator.webhook_url if self.simulator else None,
             "service_number": dev_account.SERVICE_NUMBER,

@@ -1,6 +1,7 @@
-"""Concurrent delivery against one moto server, each invocation on its own thread with its own
-clients: the original design dead-lettered both throws in 47 of 50 trials when two players threw
-at each other at the same moment (promise 6); duplicates delivered at once must act once (1)."""
+"""Concurrent delivery against one DynamoDB server (moto's, or DynamoDB Local with DYNAMODB=local),
+each invocation on its own thread with its own clients: the original design dead-lettered both
+throws in 47 of 50 trials when two players threw at each other at the same moment (promise 6);
+duplicates delivered at once must act once (1)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from serverless_rps.game import Limits
 from serverless_rps.local.serialized_moto import SerializedMotoServer
 from serverless_rps.processing import InboundSms, MessageProcessor
 from serverless_rps.rules import Move, Outcome
-from tests.conftest import BOT_NUMBER, REGION, TABLES, FakeSms, create_tables, new_store
+from tests.conftest import BOT_NUMBER, REGION, TABLES, FakeSms, create_tables, delete_tables, new_store
 
 TRIALS = 30
 # SQS would redeliver a failed message after its shortened visibility timeout; here, at once.
@@ -27,23 +28,33 @@ MAX_DELIVERIES = 20
 
 
 @pytest.fixture(scope="module")
-def moto_endpoint() -> Iterator[str]:
-    # Requests are atomic, as on DynamoDB (see serialized_moto); invocations interleave between them.
-    server = SerializedMotoServer()
-    server.start()
-    host, port = server.get_host_and_port()
-    endpoint = f"http://{host}:{port}"
-    create_tables(
-        boto3.client(
-            "dynamodb",
-            region_name=REGION,
-            endpoint_url=endpoint,
-            aws_access_key_id="testing",
-            aws_secret_access_key="testing",
-        )
+def server_endpoint(dynamodb_endpoint: str | None) -> Iterator[str]:
+    """The DynamoDB server this module's concurrent invocations share: DynamoDB Local, or moto's.
+
+    moto's serves one request at a time so that each is atomic, as on DynamoDB (serialized_moto
+    says why); invocations interleave between requests. DynamoDB Local serves them concurrently,
+    and two transactions on one item may then cancel each other (TransactionConflict).
+    """
+    moto = None
+    if dynamodb_endpoint is None:
+        moto = SerializedMotoServer()
+        moto.start()
+        endpoint = moto.endpoint_url
+    else:
+        endpoint = dynamodb_endpoint
+    client = boto3.client(
+        "dynamodb",
+        region_name=REGION,
+        endpoint_url=endpoint,
+        aws_access_key_id="testing",
+        aws_secret_access_key="testing",
     )
+    create_tables(client)
     yield endpoint
-    server.stop()
+    if moto is not None:
+        moto.stop()
+    else:
+        delete_tables(client)
 
 
 def _invocation(endpoint: str, sms: FakeSms) -> MessageProcessor:
@@ -95,16 +106,16 @@ def _message(sender: str, body: str, sid: str, transport: str = "") -> InboundSm
 
 
 def test_two_players_throwing_at_each_other_at_the_same_moment_both_get_one_result(
-    moto_endpoint: str,
+    server_endpoint: str,
 ) -> None:
     sms = FakeSms()
     deliveries: list[int] = []
     for trial in range(TRIALS):
         alice, bob = f"+1555{trial:03d}0001", f"+1555{trial:03d}0002"
-        setup = _invocation(moto_endpoint, sms)
+        setup = _invocation(server_endpoint, sms)
         setup.process(_message(alice, f"nick alice{trial}", f"SMa{trial:031d}"))
         setup.process(_message(bob, f"nick bob{trial}", f"SMb{trial:031d}"))
-        first, second = _invocation(moto_endpoint, sms), _invocation(moto_endpoint, sms)
+        first, second = _invocation(server_endpoint, sms), _invocation(server_endpoint, sms)
         _at_once(
             functools.partial(
                 _deliver_until_done,
@@ -129,11 +140,11 @@ def test_two_players_throwing_at_each_other_at_the_same_moment_both_get_one_resu
     )
 
 
-def test_the_same_sms_delivered_four_times_at_once_acts_once(moto_endpoint: str) -> None:
+def test_the_same_sms_delivered_four_times_at_once_acts_once(server_endpoint: str) -> None:
     sms = FakeSms()
     phone = "+15559990001"
     deliveries: list[int] = []
-    invocations = [_invocation(moto_endpoint, sms) for _ in range(4)]
+    invocations = [_invocation(server_endpoint, sms) for _ in range(4)]
     _at_once(
         *[
             (
@@ -147,11 +158,11 @@ def test_the_same_sms_delivered_four_times_at_once_acts_once(moto_endpoint: str)
     assert [m.body for m in sms.sent if m.to == phone] == [replies.nick_registered("dupont")]
 
 
-def test_two_phones_claiming_one_nickname_at_once_get_one_winner(moto_endpoint: str) -> None:
+def test_two_phones_claiming_one_nickname_at_once_get_one_winner(server_endpoint: str) -> None:
     sms = FakeSms()
     first, second = "+15558880001", "+15558880002"
     deliveries: list[int] = []
-    a, b = _invocation(moto_endpoint, sms), _invocation(moto_endpoint, sms)
+    a, b = _invocation(server_endpoint, sms), _invocation(server_endpoint, sms)
     _at_once(
         lambda: _deliver_until_done(a, _message(first, "nick Highlander", "SM" + "e" * 32), deliveries),
         lambda: _deliver_until_done(b, _message(second, "nick HIGHLANDER", "SM" + "f" * 32), deliveries),
@@ -160,7 +171,13 @@ def test_two_phones_claiming_one_nickname_at_once_get_one_winner(moto_endpoint: 
     assert len(replies_sent) == 2
     assert sum("Welcome" in body for body in replies_sent) == 1
     assert sum("taken" in body for body in replies_sent) == 1
-    client: Any = boto3.client("dynamodb", region_name=REGION, endpoint_url=moto_endpoint)
+    client: Any = boto3.client(
+        "dynamodb",
+        region_name=REGION,
+        endpoint_url=server_endpoint,
+        aws_access_key_id="testing",
+        aws_secret_access_key="testing",
+    )
     owner = client.get_item(TableName=TABLES.nickname, Key={"nickname": {"S": "highlander"}})["Item"]
     winner = client.get_item(TableName=TABLES.game_state, Key={"phone_number": owner["phone_number"]})["Item"]
     assert winner["nickname"]["S"] == "highlander"

@@ -12,7 +12,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import boto3
 import pytest
 from freezegun import freeze_time
 from moto import mock_aws
@@ -20,7 +19,7 @@ from moto import mock_aws
 from serverless_rps.game import Limits
 from serverless_rps.processing import MessageProcessor, Result
 from serverless_rps.reply_budget import BudgetPolicy
-from tests.conftest import ALICE, BOB, CAROL, IN_PROGRESS_SECONDS, TABLES, FakeSms, Game, create_tables
+from tests.conftest import ALICE, BOB, CAROL, IN_PROGRESS_SECONDS, TABLES, FakeSms, Game, game_tables
 from tests.protocol.crashes import Crash, CrashInjector
 
 
@@ -61,12 +60,14 @@ SLOW_DRAIN = BudgetPolicy(burst=60, per_hour=1)
 
 
 def _run(
-    scenario: Scenario, crash_after: int | None
+    scenario: Scenario, crash_after: int | None, dynamodb_endpoint: str | None
 ) -> tuple[dict[str, Any], Counter[tuple[str, str]], list[str]]:
     """Returns the final tables, every SMS sent (to, body), and the external calls of the attempt."""
-    with mock_aws(), freeze_time("2026-11-21 12:00:00") as clock:
-        dynamodb = boto3.client("dynamodb", region_name="us-east-1")
-        create_tables(dynamodb)
+    with (
+        mock_aws(),
+        freeze_time("2026-11-21 12:00:00") as clock,
+        game_tables(dynamodb_endpoint) as dynamodb,
+    ):
         sms = FakeSms()
         game = Game(dynamodb, sms, budget=SLOW_DRAIN)
         scenario.setup(game)
@@ -126,12 +127,14 @@ def _tables(game: Game) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda scenario: scenario.name)
-def test_a_crash_after_any_call_changes_nothing_a_player_would_notice(scenario: Scenario) -> None:
-    clean_tables, clean_sms, calls = _run(scenario, crash_after=None)
+def test_a_crash_after_any_call_changes_nothing_a_player_would_notice(
+    scenario: Scenario, dynamodb_endpoint: str | None
+) -> None:
+    clean_tables, clean_sms, calls = _run(scenario, None, dynamodb_endpoint)
     assert calls, "the scenario made no external calls"
 
     for crash_after in range(1, len(calls) + 1):
-        tables, sent, _ = _run(scenario, crash_after)
+        tables, sent, _ = _run(scenario, crash_after, dynamodb_endpoint)
         killed_in = calls[crash_after - 1]
         where = f"killed after call {crash_after} ({killed_in}) of {calls}"
         assert tables == clean_tables, where
@@ -145,9 +148,9 @@ def test_a_crash_after_any_call_changes_nothing_a_player_would_notice(scenario: 
         assert not any("user_locked" in item for item in tables[TABLES.game_state]), where
 
 
-def test_the_resolving_throw_makes_at_most_nine_dynamodb_requests() -> None:
+def test_the_resolving_throw_makes_at_most_nine_dynamodb_requests(dynamodb_endpoint: str | None) -> None:
     # claim, nickname lookup, two locks, commit, two delivery records, and taking the record off
     # each recipient's pending replies (what lets an opt-out find outboxes that hold its number).
-    _, _, calls = _run(SCENARIOS[4], crash_after=None)
+    _, _, calls = _run(SCENARIOS[4], None, dynamodb_endpoint)
     dynamodb_calls = [call for call in calls if not call.startswith("Send to")]
     assert len(dynamodb_calls) <= 9, dynamodb_calls
