@@ -33,7 +33,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from serverless_rps import game, replies
+from serverless_rps import game
 from serverless_rps.exceptions import (
     ClaimHeldElsewhere,
     LockContended,
@@ -45,9 +45,9 @@ from serverless_rps.exceptions import (
 )
 from serverless_rps.observability import logger, mask_phone, tracer
 from serverless_rps.parsing import (
+    AnsweredByTwilio,
     Command,
     ListGames,
-    OptIn,
     OptOut,
     ReplyOnly,
     SetNickname,
@@ -154,7 +154,7 @@ class MessageProcessor:
     # -- before the commit ---------------------------------------------------------------------
 
     def _apply(self, claim: Claim, sms: InboundSms) -> CompletedRecord:
-        command = parse(sms.body)
+        command = parse(sms.body, sms.opt_out_type)
         command_name = type(command).__name__
         logger.info("processing", extra={"command": command_name, "sender": mask_phone(sms.sender)})
         tracer.put_annotation("command", command_name)
@@ -190,8 +190,8 @@ class MessageProcessor:
             me = locked[0].player
             if isinstance(command, ShowHelp | ReplyOnly):
                 decision = game.reply_only(phone, command.text)
-            elif isinstance(command, OptIn):
-                decision = game.reply_only(phone, replies.welcome_back())
+            elif isinstance(command, AnsweredByTwilio):
+                decision = game.Decision()  # Twilio has answered; a second answer would be ours
             elif isinstance(command, ShowScore):
                 decision = game.show_score(phone, me)
             elif isinstance(command, ListGames):

@@ -40,7 +40,6 @@ __all__ = [
     "unknown_help_topic",
     "unknown_move",
     "unknown_player",
-    "welcome_back",
 ]
 
 SEGMENT_LIMIT = 160
@@ -221,10 +220,6 @@ def score(wins: int, losses: int, ties: int, streak: int) -> str:
     else:
         run = "no streak"
     return f"Wins {wins}, losses {losses}, ties {ties}. Streak: {run}."
-
-
-def welcome_back() -> str:
-    return "Welcome back! Text NICK and a name to play again."
 
 
 def reply_limit_reached(minutes: int) -> str:

@@ -6,8 +6,8 @@ from hypothesis import strategies as st
 
 from serverless_rps import replies
 from serverless_rps.parsing import (
+    AnsweredByTwilio,
     ListGames,
-    OptIn,
     OptOut,
     ReplyOnly,
     SetNickname,
@@ -15,6 +15,7 @@ from serverless_rps.parsing import (
     ShowScore,
     Throw,
     is_valid_nickname,
+    nickname_key,
     parse,
 )
 from serverless_rps.rules import Move
@@ -40,8 +41,8 @@ from serverless_rps.rules import Move
         ("STOP", OptOut()),
         (" quit ", OptOut()),
         ("revoke", OptOut()),
-        ("start", OptIn()),
-        ("unstop", OptIn()),
+        ("start", AnsweredByTwilio("START")),
+        ("unstop", AnsweredByTwilio("START")),
     ],
 )
 def test_commands_are_case_insensitive_and_forgiving_of_spaces(body: str, command: object) -> None:
@@ -88,3 +89,117 @@ def test_any_text_parses_to_a_command_without_raising(body: str) -> None:
         assert replies.is_single_segment(command.text)
     if isinstance(command, SetNickname):
         assert is_valid_nickname(command.display_name)
+
+
+# --- opt-out words as people type them ------------------------------------------------------------
+
+TWILIO_OPT_OUT_WORDS = ["STOP", "STOPALL", "UNSUBSCRIBE", "CANCEL", "END", "QUIT", "REVOKE", "OPTOUT"]
+ZERO_WIDTH = ["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad", "\ufe0f"]
+
+
+def _typed_forms(word: str) -> list[str]:
+    full_width = "".join(chr(ord(letter) + 0xFEE0) for letter in word)
+    return [
+        word,
+        word.lower(),
+        word.capitalize(),
+        f"  {word}  ",
+        f"{word}.",
+        f"{word.lower()}!",
+        f"{word.capitalize()}!!!",
+        f'"{word}"',
+        f"¡{word}!",
+        f"{word} 🛑",
+        full_width,
+        *(word[:2] + invisible + word[2:] for invisible in ZERO_WIDTH),
+        f"\u200b{word}\u200b",
+    ]
+
+
+@pytest.mark.parametrize("word", TWILIO_OPT_OUT_WORDS)
+def test_every_twilio_opt_out_word_opts_out_however_it_is_typed(word: str) -> None:
+    for typed in _typed_forms(word):
+        assert parse(typed) == OptOut(), repr(typed)
+
+
+@pytest.mark.parametrize("word", ["START", "UNSTOP", "YES"])
+def test_opt_in_words_are_left_to_twilio_to_answer(word: str) -> None:
+    for typed in _typed_forms(word):
+        assert parse(typed) == AnsweredByTwilio("START"), repr(typed)
+
+
+@pytest.mark.parametrize("body", ["stop bob", "please stop", "stop it!", "end game", "stopp", "quitter"])
+def test_an_opt_out_word_with_other_words_is_not_an_opt_out(body: str) -> None:
+    assert not isinstance(parse(body), OptOut)
+
+
+def test_help_typed_with_punctuation_is_still_help() -> None:
+    assert parse("Help!") == ShowHelp(replies.help_overview())
+    assert parse("ＨＥＬＰ") == ShowHelp(replies.help_overview())
+    assert parse("info") == ShowHelp(replies.help_overview())
+
+
+def test_full_width_and_invisible_characters_do_not_break_commands() -> None:
+    assert parse("ｎｉｃｋ Ａｌｉｃｅ") == SetNickname("Alice")
+    assert parse("throw\u200b rock bob") == Throw(Move.ROCK, "bob")
+
+
+# --- Twilio's OptOutType (Advanced Opt-Out) ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("body", ["STOP", "arrêt", "BAJA", "rock bob", ""])
+def test_opt_out_type_stop_opts_out_whatever_the_body(body: str) -> None:
+    assert parse(body, "STOP") == OptOut()
+
+
+@pytest.mark.parametrize(
+    ("body", "kind"), [("START", "START"), ("ALTA", "START"), ("HELP", "HELP"), ("AIDE", "HELP")]
+)
+def test_opt_out_type_start_or_help_was_answered_by_twilio(body: str, kind: str) -> None:
+    assert parse(body, kind) == AnsweredByTwilio(kind)
+    assert parse(body, kind.lower()) == AnsweredByTwilio(kind)
+
+
+def test_an_unknown_opt_out_type_is_ignored() -> None:
+    assert parse("help", "SOMETHING_NEW") == ShowHelp(replies.help_overview())
+    assert parse("rock bob", "") == Throw(Move.ROCK, "bob")
+
+
+def test_help_without_opt_out_type_gets_our_help() -> None:
+    # Without Advanced Opt-Out, Twilio does not tell us it answered: the game's help is the answer.
+    assert parse("HELP", None) == ShowHelp(replies.help_overview())
+
+
+# --- nicknames that look alike --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        ("aIice", "alice"),
+        ("a1ice", "alice"),
+        ("ALICE", "alice"),
+        ("b0b", "bob"),
+        ("B0B", "bob"),
+        ("rnary", "mary"),
+        ("vvendy", "wendy"),
+        ("5am", "sam"),
+        ("Ill_1", "lll_l"),
+    ],
+)
+def test_nicknames_that_look_alike_are_the_same_nickname(one: str, other: str) -> None:
+    assert nickname_key(one) == nickname_key(other)
+    assert SetNickname(one).key == SetNickname(other).key
+    assert Throw(Move.ROCK, one).opponent_key == SetNickname(other).key
+
+
+@pytest.mark.parametrize(
+    ("one", "other"), [("alice", "alicia"), ("bob", "rob"), ("sam", "pam"), ("max", "rnax_")]
+)
+def test_different_nicknames_stay_different(one: str, other: str) -> None:
+    assert nickname_key(one) != nickname_key(other)
+
+
+def test_a_look_alike_of_a_reserved_word_is_not_a_nickname() -> None:
+    for name in ("st0p", "he1p", "R0CK", "5core", "garnes"):
+        assert not is_valid_nickname(name), name
