@@ -179,6 +179,8 @@ def test_two_phones_claiming_one_nickname_at_once_get_one_winner(server_endpoint
         aws_access_key_id="testing",
         aws_secret_access_key="testing",
     )
-    owner = client.get_item(TableName=TABLES.nickname, Key={"nickname": {"S": "highlander"}})["Item"]
+    owner = client.get_item(TableName=TABLES.nickname, Key={"nickname": {"S": nickname_key("highlander")}})[
+        "Item"
+    ]
     winner = client.get_item(TableName=TABLES.game_state, Key={"phone_number": owner["phone_number"]})["Item"]
     assert winner["nickname"]["S"] == nickname_key("highlander")
