@@ -13,7 +13,7 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from serverless_rps.config import GameSettings, contact_key, read_auth_token
-from serverless_rps.exceptions import PoisonMessage, RetryLater
+from serverless_rps.exceptions import ConfigurationProblem, PoisonMessage, RetryLater
 from serverless_rps.game import Limits
 from serverless_rps.game_store import DynamoGameStore, TableNames
 from serverless_rps.message_queue import DeadLetterQueue, IncomingQueue
@@ -44,12 +44,30 @@ class GameFunction:
             return
         try:
             result = self.processor.process(sms)
+        except ConfigurationProblem as problem:
+            # Named for what it is: the alarm on ERROR lines fires, and the message stays queued.
+            logger.error(
+                "configuration error; the message will be retried",
+                extra={
+                    "error_type": type(problem).__name__,
+                    "reason": str(problem),
+                    "cause": repr(problem.__cause__),
+                },
+            )
+            raise
         except RetryLater as retry:
             logger.warning(
                 "message will be retried", extra={"reason": str(retry), "retry_after": retry.retry_after}
             )
             if retry.retry_after is not None and record.receipt_handle:
                 self._come_back_soon(record.receipt_handle, retry.retry_after)
+            raise
+        except Exception as unexpected:
+            # Once, at ERROR, with the stack, before the batch handler reports the record failed.
+            logger.exception(
+                "unexpected error; the message will be retried",
+                extra={"error_type": type(unexpected).__name__, "reason": str(unexpected)},
+            )
             raise
         tracer.put_annotation("result", result.value)
 
@@ -100,7 +118,14 @@ def build_game_function(settings: GameSettings, session: boto3.session.Session |
 
 @functools.cache
 def _cold_start() -> GameFunction:
-    return build_game_function(GameSettings.from_environment())
+    try:
+        return build_game_function(GameSettings.from_environment())
+    except Exception as exc:
+        # A missing setting or an unreadable Twilio token: every invocation would fail the same way.
+        logger.exception(
+            "configuration error: the game function cannot start", extra={"error_type": type(exc).__name__}
+        )
+        raise
 
 
 @logger.inject_lambda_context(clear_state=True)

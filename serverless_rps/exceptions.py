@@ -9,6 +9,7 @@ from __future__ import annotations
 __all__ = [
     "ClaimHeldElsewhere",
     "ClaimLost",
+    "ConfigurationProblem",
     "LockContended",
     "LockLost",
     "OutboxLeaseExpired",
@@ -76,3 +77,8 @@ class ClaimLost(RetryLater):
 
 class OutboxLeaseExpired(RetryLater):
     """Our right to send the replies ran out before all were sent (we were frozen or slow)."""
+
+
+class ConfigurationProblem(RetryLater):
+    """A resource or credential is missing or refused (no table, AccessDenied, Twilio 20003): no
+    retry fixes it until an operator does. The message is kept (retried, then dead-lettered)."""

@@ -35,6 +35,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from serverless_rps.exceptions import (
     ClaimHeldElsewhere,
     ClaimLost,
+    ConfigurationProblem,
     LockContended,
     LockLost,
     StaleRead,
@@ -53,6 +54,21 @@ COMPLETED = "COMPLETED"
 # BatchGetItem takes at most 100 keys; a player has at most 20 + 50 counterparts (game.Limits).
 _BATCH_GET_LIMIT = 100
 CONTACT_PREFIX = "contact#"
+# What a missing table, a missing permission or bad credentials look like: an operator must act.
+CONFIGURATION_ERROR_CODES = frozenset(
+    {
+        "ResourceNotFoundException",
+        "AccessDeniedException",
+        "UnrecognizedClientException",
+        "InvalidSignatureException",
+        "MissingAuthenticationTokenException",
+        "ExpiredTokenException",
+        "KMSAccessDeniedException",
+        "KMSDisabledException",
+        "KMSNotFoundException",
+    }
+)
+_REQUEST_ERROR_CODES = frozenset({"ValidationException", "SerializationException"})
 # What an erased reply's number and body become, and how its fate is recorded: never sent.
 ERASED = "erased"
 
@@ -672,6 +688,10 @@ def _translated(action: str) -> Iterator[None]:
         ):
             raise
         code = exc.response.get("Error", {}).get("Code", "Unknown")
+        if code in CONFIGURATION_ERROR_CODES:
+            raise ConfigurationProblem(f"DynamoDB refused to {action}: {code}", retry_after=60) from exc
+        if code in _REQUEST_ERROR_CODES:
+            raise  # a request no retry can fix is a bug: it reaches the handler as unexpected
         logger.warning("DynamoDB refused a request", extra={"action": action, "error_code": code})
         raise StoreUnavailable(f"could not {action}: {code}", retry_after=1) from exc
     except BotoCoreError as exc:

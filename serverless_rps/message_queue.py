@@ -9,7 +9,28 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from serverless_rps.exceptions import QueueUnavailable
+from serverless_rps.exceptions import ConfigurationProblem, QueueUnavailable
+
+# A queue that does not exist or that we may not use: an operator must act.
+_CONFIGURATION_ERROR_CODES = frozenset(
+    {
+        "AWS.SimpleQueueService.NonExistentQueue",
+        "QueueDoesNotExist",
+        "AccessDenied",
+        "AccessDeniedException",
+        "InvalidClientTokenId",
+        "UnrecognizedClientException",
+        "KMS.AccessDeniedException",
+    }
+)
+
+
+def _unavailable(message: str, exc: BotoCoreError | ClientError) -> Exception:
+    code = exc.response.get("Error", {}).get("Code", "") if isinstance(exc, ClientError) else ""
+    if code in _CONFIGURATION_ERROR_CODES:
+        return ConfigurationProblem(f"{message}: SQS says {code}", retry_after=60)
+    return QueueUnavailable(message)
+
 
 __all__ = ["DeadLetterQueue", "IncomingQueue"]
 
@@ -31,7 +52,7 @@ class IncomingQueue:
                 QueueUrl=self._queue_url, MessageBody=json.dumps(dict(inbound_sms), sort_keys=True)
             )
         except (BotoCoreError, ClientError) as exc:
-            raise QueueUnavailable("could not enqueue the inbound SMS") from exc
+            raise _unavailable("could not enqueue the inbound SMS", exc) from exc
         return str(response["MessageId"])
 
     def redeliver_in(self, receipt_handle: str, seconds: float) -> None:
@@ -42,7 +63,7 @@ class IncomingQueue:
                 QueueUrl=self._queue_url, ReceiptHandle=receipt_handle, VisibilityTimeout=delay
             )
         except (BotoCoreError, ClientError) as exc:
-            raise QueueUnavailable("could not shorten the visibility timeout") from exc
+            raise _unavailable("could not shorten the visibility timeout", exc) from exc
 
 
 class DeadLetterQueue:
@@ -63,4 +84,4 @@ class DeadLetterQueue:
                 },
             )
         except (BotoCoreError, ClientError) as exc:
-            raise QueueUnavailable("could not park the message on the dead-letter queue") from exc
+            raise _unavailable("could not park the message on the dead-letter queue", exc) from exc

@@ -36,6 +36,7 @@ from typing import Any
 from serverless_rps import game
 from serverless_rps.exceptions import (
     ClaimHeldElsewhere,
+    ConfigurationProblem,
     LockContended,
     OutboxLeaseExpired,
     PoisonMessage,
@@ -321,7 +322,7 @@ class MessageProcessor:
                     "Twilio refused a reply for good", extra={"code": refusal.code, "to": mask_phone(sms.to)}
                 )
                 outcome = f"refused:{refusal.code}"
-            except SmsTemporarilyFailed:
+            except (SmsTemporarilyFailed, ConfigurationProblem):
                 # Let the redelivery send at once instead of waiting for our lease to expire.
                 self._best_effort(
                     "release the outbox", lambda: self._store.release_outbox(record.key, attempt_id)

@@ -5,6 +5,7 @@ Named for its role: a module called `twilio.py` would shadow the SDK.
 
 from __future__ import annotations
 
+import enum
 from typing import Any
 
 import requests
@@ -13,28 +14,81 @@ from twilio.http.http_client import TwilioHttpClient
 from twilio.http.response import Response
 from twilio.rest import Client
 
-from serverless_rps.exceptions import SmsPermanentlyRefused, SmsTemporarilyFailed
-from serverless_rps.observability import mask_phone
+from serverless_rps.exceptions import ConfigurationProblem, SmsPermanentlyRefused, SmsTemporarilyFailed
+from serverless_rps.observability import logger, mask_phone
 from serverless_rps.ports import OutboundSms
 
-__all__ = ["PERMANENT_ERROR_CODES", "RedirectingHttpClient", "TwilioSmsGateway"]
+__all__ = [
+    "REFUSED_FOR_GOOD",
+    "TWILIO_ERRORS",
+    "RedirectingHttpClient",
+    "TwilioFailure",
+    "TwilioSmsGateway",
+    "classify",
+]
 
 TWILIO_API_BASE = "https://api.twilio.com"
 
-# Twilio error codes that no retry can fix (https://www.twilio.com/docs/api/errors):
-PERMANENT_ERROR_CODES = frozenset(
-    {
-        21211,  # invalid 'To' number
-        21408,  # permission to send to this region not enabled
-        21610,  # recipient replied STOP
-        21612,  # 'To' not reachable from this 'From'
-        21614,  # 'To' is not a mobile number
-        21606,  # 'From' cannot send SMS
-        21617,  # body exceeds the concatenated-message limit
-        30004,  # message blocked
-        30006,  # landline or unreachable carrier
-    }
-)
+
+class TwilioFailure(enum.Enum):
+    """What a Twilio error means for the reply, and so what we do."""
+
+    REFUSED = "refused"  # this SMS can never be sent: record `refused:<code>`, never retry
+    CONFIGURATION = "configuration"  # nothing will send until an operator acts: retry, log, alarm
+    TRANSIENT = "transient"  # try again later (Retry-After when Twilio gives one)
+
+
+# Twilio's error dictionary (twilio.com/docs/api/errors), each code by what it says of the send.
+TWILIO_ERRORS: dict[int, TwilioFailure] = {
+    # The recipient or this message, for good: another try gets the same answer.
+    21211: TwilioFailure.REFUSED,  # invalid 'To' phone number
+    21214: TwilioFailure.REFUSED,  # 'To' phone number cannot be reached
+    21217: TwilioFailure.REFUSED,  # phone number does not appear to be valid
+    21265: TwilioFailure.REFUSED,  # 'To' number cannot be a short code
+    21266: TwilioFailure.REFUSED,  # 'To' and 'From' number cannot be the same
+    21408: TwilioFailure.REFUSED,  # permission to send to this region is not enabled
+    21608: TwilioFailure.REFUSED,  # trial account: the number is unverified
+    21610: TwilioFailure.REFUSED,  # the recipient replied STOP
+    21612: TwilioFailure.REFUSED,  # 'To' cannot be reached from this 'From' (no route)
+    21614: TwilioFailure.REFUSED,  # 'To' is not a valid mobile number
+    21617: TwilioFailure.REFUSED,  # body exceeds the 1,600-character limit
+    30003: TwilioFailure.REFUSED,  # unreachable destination handset
+    30004: TwilioFailure.REFUSED,  # message blocked (by the recipient or the carrier)
+    30005: TwilioFailure.REFUSED,  # unknown destination handset
+    30006: TwilioFailure.REFUSED,  # landline or unreachable carrier
+    30007: TwilioFailure.REFUSED,  # carrier filtering: the message was flagged
+    # Our account or sender: every reply would fail the same way until an operator acts. Retried
+    # (so the replies stay in the outbox for a redrive), logged as a configuration error, alarmed.
+    20003: TwilioFailure.CONFIGURATION,  # authentication failed: wrong account SID or auth token
+    20005: TwilioFailure.CONFIGURATION,  # account not active
+    20404: TwilioFailure.CONFIGURATION,  # resource not found (the account in the URL)
+    21212: TwilioFailure.CONFIGURATION,  # invalid 'From' number
+    21606: TwilioFailure.CONFIGURATION,  # 'From' number cannot send SMS (or is not ours)
+    21659: TwilioFailure.CONFIGURATION,  # 'From' is not a Twilio number enabled for this account
+    21660: TwilioFailure.CONFIGURATION,  # mismatch between the 'From' number and the account
+    30002: TwilioFailure.CONFIGURATION,  # account suspended
+    # Busy or briefly broken: another try later may work.
+    14107: TwilioFailure.TRANSIENT,  # rate limit exceeded
+    20429: TwilioFailure.TRANSIENT,  # too many requests
+    20500: TwilioFailure.TRANSIENT,  # internal server error
+    20503: TwilioFailure.TRANSIENT,  # service unavailable
+    21611: TwilioFailure.TRANSIENT,  # 'From' number has too many messages queued
+    30001: TwilioFailure.TRANSIENT,  # queue overflow
+}
+REFUSED_FOR_GOOD = frozenset(code for code, kind in TWILIO_ERRORS.items() if kind is TwilioFailure.REFUSED)
+
+
+def classify(code: int | None, status: int) -> TwilioFailure:
+    """A code we do not know is retried, never recorded as refused: a refusal would drop the reply
+    for good, while a retry keeps it in the outbox and, if it never works, on the dead-letter queue
+    with its alarm. 401/403 without a code are the account's credentials."""
+    if code in TWILIO_ERRORS:
+        return TWILIO_ERRORS[code]
+    if status in {401, 403}:
+        return TwilioFailure.CONFIGURATION
+    return TwilioFailure.TRANSIENT
+
+
 _SEND_TIMEOUT_SECONDS = 5.0
 
 
@@ -68,11 +122,19 @@ class TwilioSmsGateway:
         try:
             created = self._client.messages.create(to=message.to, from_=message.from_, body=message.body)
         except TwilioRestException as exc:
-            if exc.code in PERMANENT_ERROR_CODES:
+            kind = classify(exc.code, exc.status)
+            if kind is TwilioFailure.REFUSED:
                 raise SmsPermanentlyRefused(
                     f"Twilio refused the SMS to {mask_phone(message.to)}: {exc.code}", exc.code
                 ) from exc
-            # 429, 5xx, and anything unknown: retry (a message that keeps failing ends on the DLQ).
+            if kind is TwilioFailure.CONFIGURATION:
+                raise ConfigurationProblem(
+                    f"Twilio refused our account or sender: HTTP {exc.status} code {exc.code}", retry_after=60
+                ) from exc
+            if exc.code not in TWILIO_ERRORS:
+                logger.warning(
+                    "an unclassified Twilio error; retrying", extra={"code": exc.code, "status": exc.status}
+                )
             raise SmsTemporarilyFailed(
                 f"Twilio failed with HTTP {exc.status} code {exc.code}",
                 retry_after=self._http.last_retry_after,

@@ -18,7 +18,7 @@ from serverless_rps import replies
 from serverless_rps.game_store import ERASED
 from serverless_rps.parsing import OptOut, parse
 from serverless_rps.rules import Move, Outcome
-from serverless_rps.sms_gateway import PERMANENT_ERROR_CODES
+from serverless_rps.sms_gateway import REFUSED_FOR_GOOD
 
 __all__ = ["Inbound", "SoakRecord", "Verdict", "check"]
 
@@ -172,7 +172,7 @@ def _check_deliveries_and_duplicates(record: SoakRecord, verdict: Verdict) -> No
             elif outcome.startswith("refused:"):
                 refused += 1
                 code = outcome.split(":", 1)[1]
-                if not code.isdigit() or int(code) not in PERMANENT_ERROR_CODES:
+                if not code.isdigit() or int(code) not in REFUSED_FOR_GOOD:
                     verdict.violations.append(
                         f"reply {index} of {key} refused with a non-permanent code {code}"
                     )

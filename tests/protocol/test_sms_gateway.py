@@ -7,7 +7,7 @@ import socket
 
 import pytest
 
-from serverless_rps.exceptions import SmsPermanentlyRefused, SmsTemporarilyFailed
+from serverless_rps.exceptions import ConfigurationProblem, SmsPermanentlyRefused, SmsTemporarilyFailed
 from serverless_rps.local.twilio_api import LocalTwilioApi
 from serverless_rps.ports import OutboundSms
 from serverless_rps.sms_gateway import TwilioSmsGateway
@@ -73,7 +73,27 @@ def test_an_unreachable_api_is_transient() -> None:
         gateway.send(HELLO)
 
 
-def test_wrong_credentials_are_retried_not_recorded_as_delivered(twilio: LocalTwilioApi) -> None:
+def test_wrong_credentials_are_a_configuration_error_retried_not_recorded(twilio: LocalTwilioApi) -> None:
     gateway = TwilioSmsGateway(TWILIO_ACCOUNT, "wrong-token", twilio.base_url)
-    with pytest.raises(SmsTemporarilyFailed):
+    with pytest.raises(ConfigurationProblem, match="20003"):
         gateway.send(HELLO)
+
+
+@pytest.mark.parametrize(
+    ("status", "code", "raised"),
+    [
+        (400, 21265, SmsPermanentlyRefused),  # 'To' is a short code: this reply can never go
+        (400, 21266, SmsPermanentlyRefused),  # 'To' and 'From' are the same
+        (400, 21660, ConfigurationProblem),  # our 'From' is not our account's: an operator acts
+        (400, 21606, ConfigurationProblem),
+        (400, 30001, SmsTemporarilyFailed),  # queue overflow: later
+        (400, 12345, SmsTemporarilyFailed),  # unknown: kept and retried, never dropped
+    ],
+)
+def test_each_class_of_twilio_error_through_the_real_client(
+    twilio: LocalTwilioApi, gateway: TwilioSmsGateway, status: int, code: int, raised: type[Exception]
+) -> None:
+    twilio.fail_next(status=status, code=code)
+    with pytest.raises(raised):
+        gateway.send(HELLO)
+    assert gateway.send(HELLO).startswith("SM"), "the fault was one send only"

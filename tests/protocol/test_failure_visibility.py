@@ -1,0 +1,126 @@
+"""Failures are visible (promise 15): every unexpected exception is logged once at ERROR with its
+type, message and stack before the message is retried; configuration errors are named as such.
+Expected retries (a lock held elsewhere, throttling) stay at WARNING.
+
+Through the deployed entry point (`lambda_handler`, wired by environment variables) on moto and
+the local Twilio API, reading the JSON lines exactly as CloudWatch would receive them.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+from typing import Any
+
+import pytest
+
+from serverless_rps import app, game, observability
+from serverless_rps.local.twilio_api import LocalTwilioApi
+from serverless_rps.sms_gateway import TWILIO_ERRORS, TwilioFailure, classify
+from tests.conftest import ALICE, BOB, TABLES
+from tests.protocol.test_lambda_handler import LambdaContext, _event, deployed
+
+__all__ = ["deployed"]
+
+
+def _run(event: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    written = io.StringIO()
+    handler = logging.StreamHandler(written)
+    handler.setFormatter(observability.logger.registered_formatter)
+    observability.logger.addHandler(handler)
+    try:
+        response = app.lambda_handler(event, LambdaContext())
+    finally:
+        observability.logger.removeHandler(handler)
+    lines = [json.loads(line) for line in written.getvalue().splitlines() if line.startswith("{")]
+    return response, lines
+
+
+def _errors(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [line for line in lines if line["level"] == "ERROR"]
+
+
+def test_a_missing_table_is_logged_once_as_a_configuration_error(deployed: Any, dynamodb: Any) -> None:
+    dynamodb.delete_table(TableName=TABLES.idempotency)
+    response, lines = _run(_event(("SM" + "1" * 32, ALICE, "help")))
+
+    assert response == {"batchItemFailures": [{"itemIdentifier": "sqs-SM" + "1" * 32}]}
+    [error] = _errors(lines)
+    assert error["message"].startswith("configuration error")
+    assert "ResourceNotFoundException" in error["reason"]
+
+
+def test_a_bug_is_logged_once_at_error_with_its_type_and_stack(
+    deployed: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*_: Any, **__: Any) -> Any:
+        raise KeyError("games")
+
+    monkeypatch.setattr(game, "show_score", broken)
+    response, lines = _run(_event(("SM" + "2" * 32, ALICE, "score")))
+
+    assert response == {"batchItemFailures": [{"itemIdentifier": "sqs-SM" + "2" * 32}]}
+    [error] = _errors(lines)
+    assert error["error_type"] == "KeyError"
+    assert "games" in error["reason"]
+    assert "Traceback" in error["exception"], "the stack is in the log line"
+
+
+def test_a_lock_held_elsewhere_is_a_warning_not_an_error(deployed: Any, dynamodb: Any) -> None:
+    _run(_event(("SM" + "3" * 32, ALICE, "nick alice")))
+    dynamodb.update_item(
+        TableName=TABLES.game_state,
+        Key={"phone_number": {"S": ALICE}},
+        UpdateExpression="SET user_locked = :lock",
+        ExpressionAttributeValues={
+            ":lock": {"M": {"lock_uuid": {"S": "other"}, "expiration_epoch_timestamp": {"N": "99999999999"}}}
+        },
+    )
+    response, lines = _run(_event(("SM" + "4" * 32, ALICE, "score")))
+
+    assert response["batchItemFailures"]
+    assert _errors(lines) == []
+    assert any(line["level"] == "WARNING" and "retried" in line["message"] for line in lines)
+
+
+def test_twilio_refusing_our_credentials_is_a_configuration_error_and_keeps_the_reply(
+    deployed: Any, twilio: LocalTwilioApi
+) -> None:
+    twilio.fail_next(status=401, code=20003)
+    response, lines = _run(_event(("SM" + "5" * 32, BOB, "help")))
+
+    assert response["batchItemFailures"], "retried, not recorded as refused"
+    [error] = _errors(lines)
+    assert error["message"].startswith("configuration error")
+    assert "20003" in error["reason"]
+
+    response, _ = _run(_event(("SM" + "5" * 32, BOB, "help")))  # fixed: the redelivery sends it
+    assert response == {"batchItemFailures": []}
+    assert [message["to"] for message in twilio.sent_messages()] == [BOB]
+
+
+@pytest.mark.parametrize(
+    ("status", "code", "expected"),
+    [
+        (400, 21610, TwilioFailure.REFUSED),
+        (400, 21265, TwilioFailure.REFUSED),
+        (400, 21266, TwilioFailure.REFUSED),
+        (400, 21660, TwilioFailure.CONFIGURATION),
+        (401, 20003, TwilioFailure.CONFIGURATION),
+        (429, 20429, TwilioFailure.TRANSIENT),
+        (503, 20503, TwilioFailure.TRANSIENT),
+        (400, 99999, TwilioFailure.TRANSIENT),  # unknown: kept and retried, never dropped
+        (403, None, TwilioFailure.CONFIGURATION),
+    ],
+)
+def test_twilio_codes_are_classified_as_twilios_documentation_says(
+    status: int, code: int | None, expected: TwilioFailure
+) -> None:
+    assert classify(code, status) is expected
+
+
+def test_every_classified_code_is_a_twilio_code_of_its_family() -> None:
+    # 2xxxx: REST API errors; 3xxxx: delivery errors; 14xxx: messaging rate limits.
+    assert all(10000 <= code < 40000 for code in TWILIO_ERRORS)
+    assert {kind for kind in TWILIO_ERRORS.values()} == set(TwilioFailure)
