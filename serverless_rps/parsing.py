@@ -1,16 +1,11 @@
 """From an SMS body to a command. Pure: standard library only.
 
-Commands are case-insensitive and forgiving of extra spaces. Bad input becomes a `ReplyOnly`
-command carrying a short explanation, so the caller never has to handle a parse error.
+Commands are case-insensitive and forgiving of extra spaces, of look-alike Unicode (full-width
+letters, invisible characters) and of punctuation around a lone keyword. Bad input becomes a
+`ReplyOnly` command carrying a short explanation, so the caller never has to handle a parse error.
 
-The body is normalised first as people's phones type it: NFKC (full-width `ＳＴＯＰ` is `STOP`),
-invisible characters removed (zero-width spaces, joiners, BOMs, variation selectors), and a
-keyword alone is recognised with punctuation or symbols around it (`Stop.`, `stop!`, `"END"`).
-Twilio's opt-out, opt-in and help keywords (docs/opt-out.md) act only as the whole message.
-
-Nicknames are unique by their *skeleton* (`nickname_key`): lowercase, with the characters that look
-alike in a text message's font folded together (`aIice` is `alice`, `b0b` is `bob`), after
-Unicode's confusable-detection idea (UTS #39), within the alphabet nicknames may use.
+Opt-out, opt-in and help keywords are Twilio's as much as ours; docs/opt-out.md says who answers
+which, with and without Twilio's Advanced Opt-Out (which adds `OptOutType` to the webhook).
 """
 
 from __future__ import annotations
@@ -26,6 +21,7 @@ __all__ = [
     "AnsweredByTwilio",
     "Command",
     "ListGames",
+    "OptIn",
     "OptOut",
     "ReplyOnly",
     "SetNickname",
@@ -33,8 +29,7 @@ __all__ = [
     "ShowScore",
     "Throw",
     "is_valid_nickname",
-    "nickname_key",
-    "normalise",
+    "nickname_skeleton",
     "parse",
 ]
 
@@ -50,7 +45,8 @@ class SetNickname:
 
     @property
     def key(self) -> str:
-        return nickname_key(self.display_name)
+        """The nickname table's key: look-alike names share it (see `nickname_skeleton`)."""
+        return nickname_skeleton(self.display_name)
 
 
 @dataclass(frozen=True)
@@ -60,7 +56,7 @@ class Throw:
 
     @property
     def opponent_key(self) -> str:
-        return nickname_key(self.opponent)
+        return nickname_skeleton(self.opponent)
 
 
 @dataclass(frozen=True)
@@ -79,11 +75,14 @@ class OptOut:
 
 
 @dataclass(frozen=True)
-class AnsweredByTwilio:
-    """An opt-in (START) or, with Advanced Opt-Out, a HELP keyword: Twilio has answered it
-    already, so we change nothing and send nothing (the player gets one answer, not two)."""
+class OptIn:
+    """An opt-in word Twilio answered with its generic text only: we add the game's welcome."""
 
-    keyword: str
+
+@dataclass(frozen=True)
+class AnsweredByTwilio:
+    """A keyword Twilio has already answered with the operator's own text (Advanced Opt-Out's
+    START or HELP): nothing changes and nothing is sent, so the player gets one answer, not two."""
 
 
 @dataclass(frozen=True)
@@ -93,108 +92,148 @@ class ReplyOnly:
     text: str
 
 
-Command = ShowHelp | SetNickname | Throw | ListGames | ShowScore | OptOut | AnsweredByTwilio | ReplyOnly
+Command = (
+    ShowHelp | SetNickname | Throw | ListGames | ShowScore | OptOut | OptIn | AnsweredByTwilio | ReplyOnly
+)
 
-# Twilio's default keywords on long codes (its Advanced Opt-Out guide and support article "Twilio
-# support for opt-out keywords"): opt-out STOP, STOPALL, UNSUBSCRIBE, CANCEL, END, QUIT, REVOKE,
-# OPTOUT; opt-in START, UNSTOP, YES; help HELP, INFO. They act only as the whole message.
+# Twilio's default keywords on long codes; each acts only as the whole message, in any case
+# ("Stop" opts out, "Stop please" does not):
+# - opt-out: STOP, STOPALL, UNSUBSCRIBE, CANCEL, END, QUIT, and since 14 May 2025 (the FCC's
+#   revocation rule) REVOKE and OPTOUT, "OPT OUT" with a space not supported
+#   (https://help.twilio.com/articles/223134027, https://www.twilio.com/en-us/blog/update-to-fcc-s-sms-opt-out-keywords,
+#   https://www.twilio.com/docs/messaging/tutorials/advanced-opt-out);
+# - opt-in: START, YES, UNSTOP; help: HELP, INFO (https://www.twilio.com/docs/api/errors/23004,
+#   https://www.twilio.com/help/faq/sms/does-twilio-support-stop-block-and-cancel-aka-sms-filtering);
+# - whole-message matching: https://help.twilio.com/articles/31560110671259 (OptOutType).
 OPT_OUT_WORDS = frozenset({"stop", "stopall", "unsubscribe", "cancel", "end", "quit", "optout", "revoke"})
 OPT_IN_WORDS = frozenset({"start", "unstop", "yes"})
 HELP_WORDS = frozenset({"help", "?", "info"})
-# What Twilio's Advanced Opt-Out puts in the webhook's OptOutType when a keyword matched (its own
-# or an operator's custom or other-language ones): authoritative over our own word lists.
-TWILIO_OPT_OUT_TYPES = frozenset({"STOP", "START", "HELP"})
 NICK_WORDS = frozenset({"nick", "name"})
 THROW_WORDS = frozenset({"throw", "t", "play", "p"})
 GAMES_WORDS = frozenset({"games", "game"})
 SCORE_WORDS = frozenset({"score", "scores"})
 
-_NICKNAME = re.compile(r"[A-Za-z0-9_]{3,15}")
-_RESERVED = (
-    OPT_OUT_WORDS | OPT_IN_WORDS | HELP_WORDS | NICK_WORDS | THROW_WORDS | GAMES_WORDS | SCORE_WORDS
-) | {move.value[:length] for move in Move for length in range(3, len(move.value) + 1)}
+# Advanced Opt-Out's verdict, sent as `OptOutType` for the operator's keywords in any language.
+_TWILIO_OPT_OUT = "STOP"
+_TWILIO_OPT_IN = "START"
+_TWILIO_HELP = "HELP"
 
-
-# Look-alikes within [a-z0-9_] once lowercased: capital I and lowercase l are both `l` (so is 1,
-# and i, whose capital is I), 0 and O are `o`, 5 is `s`; `rn` reads as `m` and `vv` as `w`.
-_LOOK_ALIKE_PAIRS = (("rn", "m"), ("vv", "w"))
-_LOOK_ALIKE_CHARACTERS = str.maketrans({"1": "l", "i": "l", "0": "o", "5": "s"})
-_VARIATION_SELECTORS = (range(0xFE00, 0xFE10), range(0xE0100, 0xE01F0))
-
-
-def nickname_key(name: str) -> str:
-    """The nickname's identity: names that look alike in an SMS (`aIice`, `alice`, `a1ice`) share it."""
-    key = name.lower()
-    for pair, single in _LOOK_ALIKE_PAIRS:
-        key = key.replace(pair, single)
-    return key.translate(_LOOK_ALIKE_CHARACTERS)
-
-
-_RESERVED_KEYS = frozenset(nickname_key(word) for word in _RESERVED)
+# Characters a phone or a paste can put in a word without showing them. Unicode's format
+# category (Cf) covers the zero-width space and joiners, U+2060, U+FEFF and the soft hyphen;
+# these are the invisible ones outside it.
+_INVISIBLE_NON_FORMAT = frozenset(
+    {
+        "\u034f",  # combining grapheme joiner
+        "\u115f",  # Hangul choseong filler
+        "\u1160",  # Hangul jungseong filler
+        "\u3164",  # Hangul filler
+        "\uffa0",  # half-width Hangul filler
+    }
+)
 
 
 def _is_invisible(character: str) -> bool:
     code = ord(character)
-    return (unicodedata.category(character) in {"Cf", "Cc"} and character not in "\t\n\r") or any(
-        code in selectors for selectors in _VARIATION_SELECTORS
+    return (
+        unicodedata.category(character) == "Cf"
+        or character in _INVISIBLE_NON_FORMAT
+        or 0xFE00 <= code <= 0xFE0F  # variation selectors
+        or 0xE0100 <= code <= 0xE01EF  # variation selectors supplement
     )
 
 
-def normalise(body: str) -> str:
-    """NFKC, then without invisible characters (zero-width spaces and joiners, BOM, soft hyphen,
-    variation selectors): what the player meant to type."""
+def _normalised(body: str) -> str:
+    """NFKC (full-width and compatibility forms to plain ones), without invisible characters."""
     return "".join(
         character for character in unicodedata.normalize("NFKC", body) if not _is_invisible(character)
     )
 
 
-def _bare_word(text: str) -> str:
-    """The message as one lowercase word without the punctuation and symbols around it."""
-    stripped = text.strip()
-    while stripped and unicodedata.category(stripped[0])[0] in "PSZ":
-        stripped = stripped[1:]
-    while stripped and unicodedata.category(stripped[-1])[0] in "PSZ":
-        stripped = stripped[:-1]
-    return stripped.casefold()
+def _is_punctuation_or_symbol(character: str) -> bool:
+    return unicodedata.category(character)[0] in "PS"
+
+
+def _lone_keyword(text: str) -> str:
+    """The message as one casefolded word, punctuation, symbols and spaces around it removed:
+    `Stop.`, `"quit"!`, ` END 🙏 ` -> stop, quit, end. Spaces inside remain, so `stop bob` never
+    matches a keyword."""
+    folded = text.casefold().strip()
+    start, end = 0, len(folded)
+    while start < end and (folded[start].isspace() or _is_punctuation_or_symbol(folded[start])):
+        start += 1
+    while end > start and (folded[end - 1].isspace() or _is_punctuation_or_symbol(folded[end - 1])):
+        end -= 1
+    return folded[start:end]
+
+
+# Look-alikes within the nickname alphabet, after lowercasing, in the spirit of Unicode TR39's
+# "skeleton": a lowercase l, a capital I (lowercased to i) and the digit 1 are one stroke in most
+# phone fonts; O and 0 differ by a slash at best; m reads as rn and w as vv in small type (both
+# pairs are in TR39's confusables data). Left apart on purpose: 5/S, 2/Z, 8/B, 6/b, which a
+# phone's font tells apart, and whose merging would refuse many ordinary names with digits.
+_SKELETON_CHARACTERS = str.maketrans({"i": "l", "1": "l", "0": "o", "m": "rn", "w": "vv"})
+
+
+def nickname_skeleton(name: str) -> str:
+    """The form two nicknames share when they look alike: `aIice`, `a1ice`, `ALICE` -> `allce`."""
+    return name.lower().translate(_SKELETON_CHARACTERS)
+
+
+_NICKNAME = re.compile(r"[A-Za-z0-9_]{3,15}")
+_RESERVED = frozenset(
+    nickname_skeleton(word)
+    for word in (
+        OPT_OUT_WORDS
+        | OPT_IN_WORDS
+        | HELP_WORDS
+        | NICK_WORDS
+        | THROW_WORDS
+        | GAMES_WORDS
+        | SCORE_WORDS
+        | {move.value[:length] for move in Move for length in range(3, len(move.value) + 1)}
+    )
+)
 
 
 def is_valid_nickname(name: str) -> bool:
-    return _NICKNAME.fullmatch(name) is not None and nickname_key(name) not in _RESERVED_KEYS
+    return _NICKNAME.fullmatch(name) is not None and nickname_skeleton(name) not in _RESERVED
 
 
 def parse(body: str, opt_out_type: str | None = None) -> Command:
-    """The command in an SMS body. `opt_out_type` is Twilio's OptOutType, when Advanced Opt-Out
-    matched a keyword: it decides, whatever the body says (an unknown value is ignored)."""
-    kind = (opt_out_type or "").strip().upper()
-    if kind == "STOP":
+    """`opt_out_type` is Twilio's `OptOutType` webhook parameter (Advanced Opt-Out only): when it
+    is STOP, START or HELP it decides, whatever the body says; any other value counts as absent."""
+    verdict = (opt_out_type or "").strip().upper()
+    if verdict == _TWILIO_OPT_OUT:
         return OptOut()
-    if kind in TWILIO_OPT_OUT_TYPES:
-        return AnsweredByTwilio(kind)
-    body = normalise(body)
-    word = _bare_word(body)
-    if word in OPT_OUT_WORDS:
+    if verdict in (_TWILIO_OPT_IN, _TWILIO_HELP):
+        return AnsweredByTwilio()
+
+    text = _normalised(body)
+    keyword = _lone_keyword(text)
+    if keyword in OPT_OUT_WORDS:
         return OptOut()
-    if word in OPT_IN_WORDS:
-        return AnsweredByTwilio("START")
-    words = body.split()
+    if keyword in OPT_IN_WORDS:
+        return OptIn()
+    if keyword in HELP_WORDS or (not keyword and "?" in text):
+        return ShowHelp(replies.help_overview())
+
+    words = text.split()
     if not words:
         return ReplyOnly(replies.empty_message())
-    keyword, arguments = words[0].lower(), words[1:]
-    if not arguments and word in HELP_WORDS:
-        keyword = word
-    if keyword in HELP_WORDS:
+    command, arguments = words[0].lower(), words[1:]
+    if command in HELP_WORDS:
         return _help(arguments)
-    if keyword in NICK_WORDS:
+    if command in NICK_WORDS:
         return _nickname(arguments)
-    if keyword in GAMES_WORDS:
+    if command in GAMES_WORDS:
         return ListGames()
-    if keyword in SCORE_WORDS:
+    if command in SCORE_WORDS:
         return ShowScore()
-    bare_throw = move_from_word(keyword) is not None and len(arguments) == 1
+    bare_throw = move_from_word(command) is not None and len(arguments) == 1
     # `p bob` is paper at bob (a bare throw); `p rock bob` is play rock at bob.
     if bare_throw:
-        return _throw([keyword, *arguments])
-    if keyword in THROW_WORDS:
+        return _throw([command, *arguments])
+    if command in THROW_WORDS:
         return _throw(arguments)
     return ReplyOnly(replies.unknown_command())
 

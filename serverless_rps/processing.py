@@ -33,7 +33,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from serverless_rps import game
+from serverless_rps import game, replies
 from serverless_rps.exceptions import (
     ClaimHeldElsewhere,
     ConfigurationProblem,
@@ -49,6 +49,7 @@ from serverless_rps.parsing import (
     AnsweredByTwilio,
     Command,
     ListGames,
+    OptIn,
     OptOut,
     ReplyOnly,
     SetNickname,
@@ -191,8 +192,10 @@ class MessageProcessor:
             me = locked[0].player
             if isinstance(command, ShowHelp | ReplyOnly):
                 decision = game.reply_only(phone, command.text)
+            elif isinstance(command, OptIn):
+                decision = game.reply_only(phone, replies.welcome_back())
             elif isinstance(command, AnsweredByTwilio):
-                decision = game.Decision()  # Twilio has answered; a second answer would be ours
+                decision = game.Decision()  # Twilio has answered with the operator's text: nothing more
             elif isinstance(command, ShowScore):
                 decision = game.show_score(phone, me)
             elif isinstance(command, ListGames):

@@ -40,6 +40,7 @@ __all__ = [
     "unknown_help_topic",
     "unknown_move",
     "unknown_player",
+    "welcome_back",
 ]
 
 SEGMENT_LIMIT = 160
@@ -227,3 +228,7 @@ def reply_limit_reached(minutes: int) -> str:
         f"That's a lot of texts! To keep this game free, I'll stay quiet for about {minutes} min. "
         "Your moves still count."
     )
+
+
+def welcome_back() -> str:
+    return "Welcome back! Text NICK and a name to play again."

@@ -28,7 +28,7 @@ from serverless_rps.game import Limits
 from serverless_rps.game_store import DynamoGameStore
 from serverless_rps.local.dynamodb_local import DynamoDbEngine, DynamoDbLocal, selected_engine
 from serverless_rps.local.twilio_api import LocalTwilioApi
-from serverless_rps.parsing import nickname_key
+from serverless_rps.parsing import nickname_skeleton
 from serverless_rps.ports import OutboundSms
 from serverless_rps.processing import InboundSms, MessageProcessor, Result
 from serverless_rps.reply_budget import BudgetPolicy
@@ -194,7 +194,7 @@ class Game:
     def nickname_row(self, name: str) -> dict[str, Any] | None:
         """The nickname table's row for `name` (stored under its look-alike key)."""
         item: dict[str, Any] | None = self.dynamodb.get_item(
-            TableName=TABLES.nickname, Key={"nickname": {"S": nickname_key(name)}}
+            TableName=TABLES.nickname, Key={"nickname": {"S": nickname_skeleton(name)}}
         ).get("Item")
         return item
 

@@ -45,7 +45,7 @@ def test_the_event_files_are_what_the_generator_writes() -> None:
         ("sqs-05-games.json", [ALICE]),
         ("sqs-06-score.json", [ALICE, BOB]),
         ("sqs-07-stop.json", []),
-        ("sqs-08-start.json", []),  # Twilio confirms an opt-in itself; the game adds nothing
+        ("sqs-08-start.json", [BOB]),
     ],
 )
 def test_each_command_event_succeeds_and_replies_to_the_right_phones(

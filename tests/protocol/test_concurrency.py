@@ -18,7 +18,7 @@ from serverless_rps import replies
 from serverless_rps.exceptions import RetryLater
 from serverless_rps.game import Limits
 from serverless_rps.local.serialized_moto import SerializedMotoServer
-from serverless_rps.parsing import nickname_key
+from serverless_rps.parsing import nickname_skeleton
 from serverless_rps.processing import InboundSms, MessageProcessor
 from serverless_rps.rules import Move, Outcome
 from tests.conftest import BOT_NUMBER, REGION, TABLES, FakeSms, create_tables, delete_tables, new_store
@@ -179,8 +179,8 @@ def test_two_phones_claiming_one_nickname_at_once_get_one_winner(server_endpoint
         aws_access_key_id="testing",
         aws_secret_access_key="testing",
     )
-    owner = client.get_item(TableName=TABLES.nickname, Key={"nickname": {"S": nickname_key("highlander")}})[
-        "Item"
-    ]
+    owner = client.get_item(
+        TableName=TABLES.nickname, Key={"nickname": {"S": nickname_skeleton("highlander")}}
+    )["Item"]
     winner = client.get_item(TableName=TABLES.game_state, Key={"phone_number": owner["phone_number"]})["Item"]
-    assert winner["nickname"]["S"] == nickname_key("highlander")
+    assert winner["nickname"]["S"] == nickname_skeleton("highlander")

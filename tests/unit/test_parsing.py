@@ -1,13 +1,19 @@
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from serverless_rps import replies
 from serverless_rps.parsing import (
+    HELP_WORDS,
+    OPT_IN_WORDS,
+    OPT_OUT_WORDS,
     AnsweredByTwilio,
     ListGames,
+    OptIn,
     OptOut,
     ReplyOnly,
     SetNickname,
@@ -15,7 +21,7 @@ from serverless_rps.parsing import (
     ShowScore,
     Throw,
     is_valid_nickname,
-    nickname_key,
+    nickname_skeleton,
     parse,
 )
 from serverless_rps.rules import Move
@@ -41,8 +47,8 @@ from serverless_rps.rules import Move
         ("STOP", OptOut()),
         (" quit ", OptOut()),
         ("revoke", OptOut()),
-        ("start", AnsweredByTwilio("START")),
-        ("unstop", AnsweredByTwilio("START")),
+        ("start", OptIn()),
+        ("unstop", OptIn()),
     ],
 )
 def test_commands_are_case_insensitive_and_forgiving_of_spaces(body: str, command: object) -> None:
@@ -91,115 +97,174 @@ def test_any_text_parses_to_a_command_without_raising(body: str) -> None:
         assert is_valid_nickname(command.display_name)
 
 
-# --- opt-out words as people type them ------------------------------------------------------------
-
-TWILIO_OPT_OUT_WORDS = ["STOP", "STOPALL", "UNSUBSCRIBE", "CANCEL", "END", "QUIT", "REVOKE", "OPTOUT"]
-ZERO_WIDTH = ["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad", "\ufe0f"]
+TWILIO_OPT_OUT_WORDS = ("STOP", "STOPALL", "UNSUBSCRIBE", "CANCEL", "END", "QUIT", "OPTOUT", "REVOKE")
 
 
-def _typed_forms(word: str) -> list[str]:
-    full_width = "".join(chr(ord(letter) + 0xFEE0) for letter in word)
+def test_the_keyword_lists_are_twilios() -> None:
+    assert {word.lower() for word in TWILIO_OPT_OUT_WORDS} == OPT_OUT_WORDS
+    assert {"start", "unstop", "yes"} == OPT_IN_WORDS
+    assert {"help", "info"} <= HELP_WORDS
+
+
+def full_width(text: str) -> str:
+    return "".join(
+        chr(ord(character) + 0xFEE0) if "!" <= character <= "~" else character for character in text
+    )
+
+
+def typed_forms(word: str) -> list[str]:
+    zero_width = "\u200b"
     return [
         word,
         word.lower(),
         word.capitalize(),
-        f"  {word}  ",
-        f"{word}.",
+        f"{word.capitalize()}.",
         f"{word.lower()}!",
-        f"{word.capitalize()}!!!",
+        f"{word}!!!",
         f'"{word}"',
-        f"¡{word}!",
-        f"{word} 🛑",
-        full_width,
-        *(word[:2] + invisible + word[2:] for invisible in ZERO_WIDTH),
-        f"\u200b{word}\u200b",
+        f"  {word}  \n",
+        f"{word} 🙏",
+        full_width(word),
+        full_width(word.lower()) + "。",
+        word[:1] + zero_width + word[1:],
+        "\ufeff" + word,
+        word[:2] + "\u00ad" + word[2:],
+        word + "\ufe0f",
+        word[:1] + "\u2060" + word[1:] + "\u200d",
     ]
 
 
 @pytest.mark.parametrize("word", TWILIO_OPT_OUT_WORDS)
-def test_every_twilio_opt_out_word_opts_out_however_it_is_typed(word: str) -> None:
-    for typed in _typed_forms(word):
-        assert parse(typed) == OptOut(), repr(typed)
+def test_every_opt_out_word_in_every_typed_form_opts_out(word: str) -> None:
+    for body in typed_forms(word):
+        assert parse(body) == OptOut(), repr(body)
 
 
 @pytest.mark.parametrize("word", ["START", "UNSTOP", "YES"])
-def test_opt_in_words_are_left_to_twilio_to_answer(word: str) -> None:
-    for typed in _typed_forms(word):
-        assert parse(typed) == AnsweredByTwilio("START"), repr(typed)
+def test_every_opt_in_word_in_typed_forms_opts_in(word: str) -> None:
+    for body in typed_forms(word):
+        assert parse(body) == OptIn(), repr(body)
 
 
-@pytest.mark.parametrize("body", ["stop bob", "please stop", "stop it!", "end game", "stopp", "quitter"])
-def test_an_opt_out_word_with_other_words_is_not_an_opt_out(body: str) -> None:
+@pytest.mark.parametrize("body", ["help", "Help.", "HELP?", "info", "ＨＥＬＰ", "h\u200belp", "?", " ?? "])
+def test_help_words_as_typed_show_the_overview(body: str) -> None:
+    assert parse(body) == ShowHelp(replies.help_overview())
+
+
+@given(
+    word=st.sampled_from(TWILIO_OPT_OUT_WORDS),
+    case=st.sampled_from([str.upper, str.lower, str.capitalize, str.swapcase]),
+    before=st.text(alphabet=" \t\n\"'(*-.\u200b\ufeff", max_size=4),
+    after=st.text(alphabet=" \t\n.!?\"')*,;:\u200b\u2060😀", max_size=4),
+)
+def test_opt_out_words_survive_any_case_spaces_and_punctuation(
+    word: str, case: Callable[[str], str], before: str, after: str
+) -> None:
+    assert parse(before + case(word) + after) == OptOut()
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "stop bob",
+        "Stop please",
+        "please stop",
+        "end game",
+        "quit now!",
+        "cancel rock bob",
+        "s t o p",
+        "stopp",
+    ],
+)
+def test_opt_out_words_with_anything_else_are_not_opt_outs(body: str) -> None:
     assert not isinstance(parse(body), OptOut)
 
 
-def test_help_typed_with_punctuation_is_still_help() -> None:
-    assert parse("Help!") == ShowHelp(replies.help_overview())
-    assert parse("ＨＥＬＰ") == ShowHelp(replies.help_overview())
-    assert parse("info") == ShowHelp(replies.help_overview())
-
-
-def test_full_width_and_invisible_characters_do_not_break_commands() -> None:
-    assert parse("ｎｉｃｋ Ａｌｉｃｅ") == SetNickname("Alice")
+def test_commands_still_parse_around_the_opt_out_words() -> None:
+    assert parse("start game") == ReplyOnly(replies.unknown_command())
+    assert parse("nick end") == ReplyOnly(replies.nick_invalid())
+    assert parse("throw rock endy") == Throw(Move.ROCK, "endy")
+    assert parse("ｎｉｃｋ ａｌｉｃｅ") == SetNickname("alice")
     assert parse("throw\u200b rock bob") == Throw(Move.ROCK, "bob")
+    assert parse("help throw") == ShowHelp(replies.help_topic("throw") or "")
 
 
-# --- Twilio's OptOutType (Advanced Opt-Out) ---------------------------------------------------------
+@pytest.mark.parametrize("body", ["STOP", "arrêt", "baja", "nick alice", "", "throw rock bob"])
+def test_twilios_stop_verdict_opts_out_whatever_the_body(body: str) -> None:
+    assert parse(body, opt_out_type="STOP") == OptOut()
 
 
-@pytest.mark.parametrize("body", ["STOP", "arrêt", "BAJA", "rock bob", ""])
-def test_opt_out_type_stop_opts_out_whatever_the_body(body: str) -> None:
-    assert parse(body, "STOP") == OptOut()
+@pytest.mark.parametrize("opt_out_type", ["START", "HELP"])
+@pytest.mark.parametrize("body", ["START", "HELP", "info", "yes", "ayuda", "comenzar"])
+def test_keywords_twilio_answered_get_no_second_answer(opt_out_type: str, body: str) -> None:
+    assert parse(body, opt_out_type=opt_out_type) == AnsweredByTwilio()
 
 
-@pytest.mark.parametrize(
-    ("body", "kind"), [("START", "START"), ("ALTA", "START"), ("HELP", "HELP"), ("AIDE", "HELP")]
-)
-def test_opt_out_type_start_or_help_was_answered_by_twilio(body: str, kind: str) -> None:
-    assert parse(body, kind) == AnsweredByTwilio(kind)
-    assert parse(body, kind.lower()) == AnsweredByTwilio(kind)
-
-
-def test_an_unknown_opt_out_type_is_ignored() -> None:
-    assert parse("help", "SOMETHING_NEW") == ShowHelp(replies.help_overview())
-    assert parse("rock bob", "") == Throw(Move.ROCK, "bob")
-
-
-def test_help_without_opt_out_type_gets_our_help() -> None:
-    # Without Advanced Opt-Out, Twilio does not tell us it answered: the game's help is the answer.
-    assert parse("HELP", None) == ShowHelp(replies.help_overview())
-
-
-# --- nicknames that look alike --------------------------------------------------------------------
+@pytest.mark.parametrize("opt_out_type", [None, "", "UNKNOWN", "STOPALL", "PAUSE"])
+def test_an_unknown_or_missing_verdict_counts_as_absent(opt_out_type: str | None) -> None:
+    for body in ("STOP", "start", "help", "nick alice", "stop bob"):
+        assert parse(body, opt_out_type=opt_out_type) == parse(body)
+    assert parse("STOP", opt_out_type="UNKNOWN") == OptOut()
+    assert parse("start", opt_out_type="UNKNOWN") == OptIn()
+    assert parse("help", opt_out_type="UNKNOWN") == ShowHelp(replies.help_overview())
 
 
 @pytest.mark.parametrize(
-    ("one", "other"),
+    ("first", "second"),
     [
         ("aIice", "alice"),
-        ("a1ice", "alice"),
-        ("ALICE", "alice"),
+        ("a1ice", "ALICE"),
         ("b0b", "bob"),
         ("B0B", "bob"),
-        ("rnary", "mary"),
-        ("vvendy", "wendy"),
-        ("5am", "sam"),
-        ("Ill_1", "lll_l"),
+        ("Mary", "rnary"),
+        ("walt", "vvalt"),
+        ("l1l", "III"),
+        ("O0o_7", "ooo_7"),
     ],
 )
-def test_nicknames_that_look_alike_are_the_same_nickname(one: str, other: str) -> None:
-    assert nickname_key(one) == nickname_key(other)
-    assert SetNickname(one).key == SetNickname(other).key
-    assert Throw(Move.ROCK, one).opponent_key == SetNickname(other).key
+def test_look_alike_nicknames_are_the_same_nickname(first: str, second: str) -> None:
+    claimed, wanted = parse(f"nick {first}"), parse(f"nick {second}")
+    assert isinstance(claimed, SetNickname)
+    assert isinstance(wanted, SetNickname)
+    assert claimed.key == wanted.key
+    assert claimed.display_name == first  # shown as typed
+    throw = parse(f"throw rock {second}")
+    assert isinstance(throw, Throw)
+    assert throw.opponent_key == claimed.key
 
 
 @pytest.mark.parametrize(
-    ("one", "other"), [("alice", "alicia"), ("bob", "rob"), ("sam", "pam"), ("max", "rnax_")]
+    ("first", "second"),
+    [("alice", "alica"), ("bob", "rob"), ("sam5", "samS"), ("zed2", "zedZ"), ("bob_", "bob")],
 )
-def test_different_nicknames_stay_different(one: str, other: str) -> None:
-    assert nickname_key(one) != nickname_key(other)
+def test_different_nicknames_stay_different(first: str, second: str) -> None:
+    assert nickname_skeleton(first) != nickname_skeleton(second)
 
 
-def test_a_look_alike_of_a_reserved_word_is_not_a_nickname() -> None:
-    for name in ("st0p", "he1p", "R0CK", "5core", "garnes"):
-        assert not is_valid_nickname(name), name
+def test_a_re_cased_nickname_is_the_same_name() -> None:
+    first, second = parse("nick alice"), parse("nick Alice")
+    assert isinstance(first, SetNickname)
+    assert isinstance(second, SetNickname)
+    assert first.key == second.key
+    assert first.display_name != second.display_name
+    assert parse("throw rock a1ice") == Throw(Move.ROCK, "a1ice")
+    assert nickname_skeleton("a1ice") == first.key
+
+
+@pytest.mark.parametrize(
+    "name", ["he1p", "r0ck", "st0p", "GAMES", "paPer", "sc1ss", "n1ck", "p1ay", "rev0ke", "INFO"]
+)
+def test_reserved_words_are_compared_by_look(name: str) -> None:
+    assert not is_valid_nickname(name)
+
+
+def test_digits_that_a_phone_tells_apart_are_not_look_alikes() -> None:
+    assert is_valid_nickname("5core")
+    assert is_valid_nickname("gam3s")
+
+
+@given(st.from_regex(r"[A-Za-z0-9_]{3,15}", fullmatch=True))
+def test_a_skeleton_is_a_fixed_point_and_ignores_case(name: str) -> None:
+    skeleton = nickname_skeleton(name)
+    assert nickname_skeleton(skeleton) == skeleton
+    assert nickname_skeleton(name.swapcase()) == skeleton
