@@ -6,7 +6,7 @@ through them with timelines. Table formats (kept from the original SRPS, extende
 * GameState, key ``phone_number``: ``player_id``, ``nickname``, ``display_name``, ``games``,
   ``challenges``, ``wins``, ``losses``, ``ties``, ``streak`` and, while locked,
   ``user_locked = {lock_uuid, expiration_epoch_timestamp}``.
-* Nickname, key ``nickname`` (lowercase): ``display_name``, ``phone_number``.
+* Nickname, key ``nickname`` (the name's look-alike skeleton): ``display_name``, ``phone_number``.
 * Idempotency, key ``messageId`` (the inbound SMS id): ``status``, ``attempt_id``,
   ``in_progress_expiration``, ``TTLEpochTimestamp`` (DynamoDB TTL), and once completed
   ``outbox``, ``delivered``, ``outbox_lease``; once every reply is delivered or refused, the
@@ -594,7 +594,7 @@ class DynamoGameStore:
         }
 
     def _nickname_claim(self, player: Player) -> dict[str, Any]:
-        # Case-insensitive uniqueness: the key is the lowercase name; the row may be rewritten
+        # Uniqueness ignoring case and look-alikes: the key is the name's skeleton; the row may be rewritten
         # only by its owner (to change the display case).
         return {
             "Put": {
