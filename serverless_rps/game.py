@@ -109,7 +109,8 @@ class Decision:
     """The whole effect of one message, committed in one transaction.
 
     `players` holds the new state of changed players (None deletes the record). `claim_nickname`
-    and `release_nickname` are nickname-table rows to take and to give up, by key (the name's look-alike skeleton).
+    and `release_nickname` are nickname-table rows to take and to give up, by key (the name's
+    look-alike skeleton).
     """
 
     replies: tuple[Reply, ...] = ()
