@@ -41,8 +41,11 @@ def _errors(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [line for line in lines if line["level"] == "ERROR"]
 
 
-def test_a_missing_table_is_logged_once_as_a_configuration_error(deployed: Any, dynamodb: Any) -> None:
-    dynamodb.delete_table(TableName=TABLES.idempotency)
+def test_a_missing_table_is_logged_once_as_a_configuration_error(
+    deployed: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("IDEMPOTENCY_TABLE", "rps-no-such-table")  # a stack wired to a table that is not there
+    app._cold_start.cache_clear()
     response, lines = _run(_event(("SM" + "1" * 32, ALICE, "help")))
 
     assert response == {"batchItemFailures": [{"itemIdentifier": "sqs-SM" + "1" * 32}]}
