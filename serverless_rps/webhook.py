@@ -34,12 +34,13 @@ import boto3
 from twilio.request_validator import RequestValidator
 
 from serverless_rps.config import WebhookSettings, read_auth_token
-from serverless_rps.exceptions import QueueUnavailable
+from serverless_rps.exceptions import ConfigurationProblem, QueueUnavailable
 from serverless_rps.message_queue import IncomingQueue
 from serverless_rps.observability import logger, mask_phone, tracer
 
 __all__ = [
     "EMPTY_TWIML",
+    "ENQUEUED_FIELDS",
     "MAX_BODY_BYTES",
     "Ingress",
     "Rejection",
@@ -47,6 +48,7 @@ __all__ = [
     "inbound_sms",
     "lambda_handler",
     "load_ingress",
+    "logged_path",
     "read_form",
     "signed_url",
 ]
@@ -62,6 +64,8 @@ _MAX_ADDRESS_LENGTH = 64
 EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response/>'
 
 _MESSAGE_SID = re.compile(r"(SM|MM)[0-9a-fA-F]{32}")
+# What the game function reads from the queue; OptOutType only when Advanced Opt-Out sends it.
+ENQUEUED_FIELDS = ("MessageSid", "From", "To", "Body", "OptOutType")
 
 
 @dataclass(frozen=True)
@@ -153,6 +157,19 @@ def signed_url(event: Mapping[str, Any], public_webhook_url: str | None) -> str:
     return f"https://{host}{path}" + (f"?{query}" if query else "")
 
 
+def logged_path(event: Mapping[str, Any]) -> str:
+    """The request's path for a log line: no host, no query string, and no path segment after
+    `sms` (the route's secret segment, when the stack has one)."""
+    path = str(
+        event.get("rawPath") or ((event.get("requestContext") or {}).get("http") or {}).get("path") or "/"
+    )
+    segments = path.split("/")
+    if "sms" in segments:
+        cut = segments.index("sms") + 1
+        segments = segments[:cut] + ["<secret>"] * len(segments[cut:])
+    return "/".join(segments)[:200]
+
+
 class _MultiValueForm(dict[str, list[str]]):
     """Form parameters as RequestValidator reads repeated keys (its Django-style `getlist`)."""
 
@@ -172,7 +189,9 @@ def is_signed_by_twilio(
 
 
 def inbound_sms(form: list[tuple[str, str]]) -> dict[str, str] | Rejection:
-    """The parameters to enqueue (Twilio's names, all of them), or the first thing wrong with them."""
+    """The parameters to enqueue, only those the game uses (Twilio's names), or the first thing
+    wrong with them. Twilio sends twenty-odd more (FromCity, FromZip, AccountSid, ...): keeping
+    them would copy where the texter is into the queue and the dead-letter queue for nothing."""
     parameters: dict[str, str] = {}
     for name, value in form:
         if name in parameters:
@@ -185,7 +204,7 @@ def inbound_sms(form: list[tuple[str, str]]) -> dict[str, str] | Rejection:
             return Rejection(400, f"{address} missing or malformed")
     if "Body" not in parameters:
         return Rejection(400, "Body missing")
-    return parameters
+    return {name: parameters[name] for name in ENQUEUED_FIELDS if name in parameters}
 
 
 # --- translating requests into calls ------------------------------------------------------------
@@ -218,13 +237,16 @@ def handle(event: Mapping[str, Any], ingress: Ingress) -> dict[str, Any]:
         return _refuse(Rejection(403, f"invalid or missing X-Twilio-Signature: {form.reason}"))
     url = signed_url(event, ingress.public_webhook_url)
     if not is_signed_by_twilio(ingress.validator, url, form, _header(event, "x-twilio-signature")):
-        return _refuse(Rejection(403, "invalid or missing X-Twilio-Signature"), url=url)
+        return _refuse(Rejection(403, "invalid or missing X-Twilio-Signature"), path=logged_path(event))
     sms = inbound_sms(form)
     if isinstance(sms, Rejection):
         return _refuse(sms)
     details = {"message_sid": sms["MessageSid"], "from": mask_phone(sms["From"])}
     try:
         queue_message_id = ingress.queue.enqueue(sms)
+    except ConfigurationProblem:
+        logger.exception("configuration error: could not enqueue the inbound SMS", extra=details)
+        return _plain(Rejection(500, "could not accept the message now, try again"))
     except QueueUnavailable:
         logger.exception("could not enqueue the inbound SMS", extra=details)
         return _plain(Rejection(500, "could not accept the message now, try again"))

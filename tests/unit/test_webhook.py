@@ -117,15 +117,45 @@ def queued(sqs: Any, queue_url: str) -> list[dict[str, str]]:
 # --- signed requests are enqueued and answered with TwiML ---------------------------------------
 
 
-def test_a_signed_sms_is_enqueued_with_all_of_twilios_parameter_names(
+def _game_fields(parameters: dict[str, str]) -> dict[str, str]:
+    return {
+        name: parameters[name]
+        for name in ("MessageSid", "From", "To", "Body", "OptOutType")
+        if name in parameters
+    }
+
+
+def test_a_signed_sms_is_enqueued_with_only_the_fields_the_game_uses(
     ingress: webhook.Ingress, sqs: Any, queue_url: str
 ) -> None:
-    parameters = twilio_parameters()
+    parameters = {**twilio_parameters(), "FromCity": "SPRINGFIELD", "FromZip": "12345", "FromState": "IL"}
 
     response = webhook.handle(signed_event(parameters), ingress)
 
     assert response["statusCode"] == 200
-    assert queued(sqs, queue_url) == [parameters]
+    [enqueued] = queued(sqs, queue_url)
+    assert enqueued == _game_fields(parameters)
+    assert set(enqueued) == {"MessageSid", "From", "To", "Body"}
+
+
+def test_twilios_opt_out_type_is_forwarded_to_the_game(
+    ingress: webhook.Ingress, sqs: Any, queue_url: str
+) -> None:
+    parameters = {**twilio_parameters(), "Body": "BAJA", "OptOutType": "STOP"}
+
+    assert webhook.handle(signed_event(parameters), ingress)["statusCode"] == 200
+    [enqueued] = queued(sqs, queue_url)
+    assert enqueued["OptOutType"] == "STOP"
+
+
+def test_a_refused_request_logs_its_path_without_host_query_or_secret_segment() -> None:
+    event = {
+        "rawPath": "/prod/sms/s3cr3t-segment-abcdefgh",
+        "rawQueryString": "token=x",
+        "requestContext": {"domainName": "abc.execute-api.us-east-1.amazonaws.com"},
+    }
+    assert webhook.logged_path(event) == "/prod/sms/<secret>"
+    assert webhook.logged_path({"rawPath": "/other/path"}) == "/other/path"
 
 
 def test_a_signed_sms_is_answered_at_once_with_an_empty_twiml_response(ingress: webhook.Ingress) -> None:
@@ -168,7 +198,7 @@ def test_emoji_other_scripts_and_a_long_text_arrive_on_the_queue_unchanged(
     parameters = twilio_parameters(Body=body, MessageSid="MM" + "c" * 32, NumMedia="1")
 
     assert webhook.handle(signed_event(parameters), ingress)["statusCode"] == 200
-    assert queued(sqs, queue_url) == [parameters]
+    assert queued(sqs, queue_url) == [_game_fields(parameters)]
 
 
 def test_the_largest_sms_twilio_sends_fits_under_the_size_limit(
@@ -182,7 +212,7 @@ def test_the_largest_sms_twilio_sends_fits_under_the_size_limit(
     parameters = twilio_parameters(Body="石" * 1600, MessageSid="MM" + "d" * 32, NumMedia="10", **media)
 
     assert webhook.handle(signed_event(parameters), ingress)["statusCode"] == 200
-    assert queued(sqs, queue_url) == [parameters]
+    assert queued(sqs, queue_url) == [_game_fields(parameters)]
 
 
 def test_the_same_message_sid_posted_twice_is_accepted_both_times_for_the_game_to_deduplicate(
