@@ -9,6 +9,7 @@ virtual environment (scripts/sam-venv.sh); without it these tests skip locally a
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -318,8 +319,8 @@ def test_the_game_function_touches_only_its_three_tables_its_queues_and_its_toke
         "PutItem",
         "UpdateItem",
         "DeleteItem",
+        "BatchGetItem",
         "TransactWriteItems",
-        "ConditionCheckItem",
     ):
         assert allowed(template, role, f"dynamodb:{action}") == tables
     for action in (*SQS_CONSUMER_ACTIONS, "sqs:ChangeMessageVisibility"):
@@ -562,3 +563,56 @@ def test_the_built_artifact_holds_no_tests_docs_or_virtual_environments(
         "Makefile",
         ".git",
     }
+
+
+def test_every_error_line_of_the_game_function_raises_an_alarm(template: dict[str, Any]) -> None:
+    metric_filter = properties(template, "GameFunctionErrorLogMetric")
+    alarm = properties(template, "GameFunctionErrorLinesAlarm")
+    [transformation] = metric_filter["MetricTransformations"]
+
+    assert metric_filter["LogGroupName"] == {"Ref": "GameFunctionLogGroup"}
+    assert metric_filter["FilterPattern"] == '{ $.level = "ERROR" }'
+    assert (alarm["Namespace"], alarm["MetricName"]) == (
+        transformation["MetricNamespace"],
+        transformation["MetricName"],
+    )
+    assert alarm["Threshold"] == 0
+
+
+def test_a_burst_of_refused_webhook_requests_raises_an_alarm(template: dict[str, Any]) -> None:
+    alarm = properties(template, "WebhookClientErrorsAlarm")
+    assert (alarm["Namespace"], alarm["MetricName"]) == ("AWS/ApiGateway", "4xx")
+    assert {"Name": "ApiId", "Value": {"Ref": "WebhookApi"}} in alarm["Dimensions"]
+
+
+# The DynamoDB operations each store method calls, as IAM names: granting one more, or calling one
+# that is not granted, fails this test.
+_STORE_CALLS = {
+    "get_item": "dynamodb:GetItem",
+    "put_item": "dynamodb:PutItem",
+    "update_item": "dynamodb:UpdateItem",
+    "delete_item": "dynamodb:DeleteItem",
+    "batch_get_item": "dynamodb:BatchGetItem",
+    "transact_write_items": "dynamodb:TransactWriteItems",
+}
+
+
+def test_the_game_role_grants_exactly_the_dynamodb_calls_the_store_makes(template: dict[str, Any]) -> None:
+    source = (Path(__file__).resolve().parents[2] / "serverless_rps" / "game_store.py").read_text()
+    called = {iam for method, iam in _STORE_CALLS.items() if f"self._dynamodb.{method}(" in source}
+    unknown = set(re.findall(r"self\._dynamodb\.(\w+)\(", source)) - set(_STORE_CALLS)
+    role = properties(template, "GameFunctionRole")
+    granted = {
+        action
+        for policy in role["Policies"]
+        for statement in policy["PolicyDocument"]["Statement"]
+        for action in (
+            [statement.get("Action", [])]
+            if isinstance(statement.get("Action"), str)
+            else statement.get("Action", [])
+        )
+        if action.startswith("dynamodb:")
+    }
+
+    assert unknown == set(), f"map these calls to IAM actions: {unknown}"
+    assert granted == called
