@@ -93,7 +93,7 @@ def game_timeout(template: dict[str, Any]) -> int:
     return number(function_setting(template, "GameFunction", "Timeout"))
 
 
-# --- the timing relations of contract.md ----------------------------------------------------------
+# --- the timing relations of docs/promises.md -------------------------------------------------------
 
 
 def test_the_queue_hides_a_message_for_at_least_six_function_timeouts(template: dict[str, Any]) -> None:
