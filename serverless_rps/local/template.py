@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -141,7 +142,10 @@ class StackTemplate:
             raise TemplateError(f"cannot read {path}: {exc}") from exc
         if not isinstance(document, dict) or not isinstance(document.get("Resources"), dict):
             raise TemplateError(f"{path} has no Resources")
-        parameters = {name: spec.get("Default") for name, spec in (document.get("Parameters") or {}).items()}
+        parameters = {
+            name: spec["Default"] if "Default" in spec else _local_value(spec)
+            for name, spec in (document.get("Parameters") or {}).items()
+        }
         pseudo = {"AWS::StackName": stack_name, "AWS::Region": "us-east-1", "AWS::AccountId": "123456789012"}
         names = _Names(parameters, pseudo)
         resources: dict[str, Any] = document["Resources"]
@@ -159,7 +163,10 @@ class StackTemplate:
             elif kind == "AWS::SQS::Queue":
                 queues[logical_id] = _queue(logical_id, properties, names)
             elif kind == "AWS::Serverless::Function":
-                functions[logical_id] = _function(logical_id, _merged(function_globals, properties))
+                functions[logical_id] = _function(logical_id, _merged(function_globals, properties), names)
+        for function, route in _explicit_routes(resources, names):
+            if function in functions:
+                functions[function].http_routes.append(route)
         return cls(path, parameters, tables, queues, functions)
 
     def table(self, logical_id: str) -> TableDefinition:
@@ -239,7 +246,30 @@ def _queue(logical_id: str, properties: dict[str, Any], names: _Names) -> QueueD
     )
 
 
-def _function(logical_id: str, properties: dict[str, Any]) -> FunctionDefinition:
+def _explicit_routes(resources: dict[str, Any], names: _Names) -> list[tuple[str, HttpRoute]]:
+    """HTTP API routes declared as `AWS::ApiGatewayV2::Route` (a route key with a parameter in it,
+    which a SAM event cannot hold), each with the function its integration invokes."""
+    routes = []
+    for resource in resources.values():
+        if resource.get("Type") != "AWS::ApiGatewayV2::Route":
+            continue
+        properties = resource.get("Properties") or {}
+        method, _, path = names.name(properties.get("RouteKey"), "ANY /").partition(" ")
+        target = str((properties.get("Target") or {}).get("Fn::Sub", ""))
+        integration = resources.get(target.removeprefix("integrations/${").removesuffix("}"), {})
+        function = _referenced_logical_id((integration.get("Properties") or {}).get("IntegrationUri"))
+        if function is not None:
+            routes.append((function, HttpRoute(method=method.upper(), path=path)))
+    return routes
+
+
+def _local_value(spec: dict[str, Any]) -> str | None:
+    """A parameter with no default: a secret (NoEcho) gets a fresh random value for this local
+    stack, as an operator would make one; anything else stays unset."""
+    return secrets.token_urlsafe(24) if _true(spec.get("NoEcho")) else None
+
+
+def _function(logical_id: str, properties: dict[str, Any], names: _Names) -> FunctionDefinition:
     if "Handler" not in properties:
         raise TemplateError(f"function {logical_id} has no Handler")
     sqs_trigger: SqsTrigger | None = None
@@ -267,7 +297,7 @@ def _function(logical_id: str, properties: dict[str, Any]) -> FunctionDefinition
             routes.append(
                 HttpRoute(
                     method=str(event_properties.get("Method", "ANY")).upper(),
-                    path=str(event_properties.get("Path", "/")),
+                    path=names.name(event_properties.get("Path"), "/"),
                 )
             )
     environment = ((properties.get("Environment") or {}).get("Variables")) or {}

@@ -40,7 +40,13 @@ def stack() -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def webhook_url(stack: dict[str, Any]) -> str:
-    return str(stack["parameters"].get("PublicWebhookUrl") or stack["outputs"]["WebhookUrl"])
+    # The output carries a placeholder for the secret path segment (NoEcho: CloudFormation never
+    # shows it); the operator passes it in WEBHOOK_PATH_SECRET.
+    secret = os.environ.get("WEBHOOK_PATH_SECRET", "")
+    if not secret and not stack["parameters"].get("PublicWebhookUrl"):
+        pytest.skip("set WEBHOOK_PATH_SECRET to the stack's WebhookPathSecret")
+    url = stack["parameters"].get("PublicWebhookUrl") or stack["outputs"]["WebhookUrl"]
+    return str(url).replace("<WebhookPathSecret>", secret)
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +91,7 @@ def test_the_stack_outputs_the_webhook_url_and_the_resource_names(stack: dict[st
     outputs = stack["outputs"]
 
     assert outputs["WebhookUrl"].startswith("https://")
-    assert outputs["WebhookUrl"].endswith("/sms")
+    assert outputs["WebhookUrl"].endswith("/sms/<WebhookPathSecret>")
     for name in ("GameStateTableName", "NicknameTableName", "IdempotencyTableName", "DeadLetterQueueUrl"):
         assert outputs[name]
 

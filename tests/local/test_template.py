@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -111,3 +112,15 @@ def test_provisioning_creates_the_templates_tables_and_queues(
     assert (attributes["VisibilityTimeout"], redrive["maxReceiveCount"]) == ("30", 5)
     assert redrive["deadLetterTargetArn"] == resources.queue_arn("DeadLetterQueue")
     assert resources.references["DeadLetterQueue"] == resources.attributes[("DeadLetterQueue", "QueueUrl")]
+
+
+def test_the_real_templates_webhook_route_gets_a_secret_segment_made_up_per_local_stack() -> None:
+    # template.yaml declares the route as an AWS::ApiGatewayV2::Route whose key holds the NoEcho
+    # WebhookPathSecret; locally it is a fresh random value each time the template is loaded.
+    real = Path(__file__).resolve().parents[2] / "template.yaml"
+    first, second = StackTemplate.load(real), StackTemplate.load(real)
+    [route] = first.function("WebhookFunction").http_routes
+
+    assert route.method == "POST"
+    assert re.fullmatch(r"/sms/[A-Za-z0-9_-]{16,}", route.path), route.path
+    assert second.function("WebhookFunction").http_routes[0].path != route.path

@@ -272,13 +272,24 @@ def test_the_webhook_gets_its_queue_account_token_name_and_optional_public_url(
     assert template["Parameters"]["PublicWebhookUrl"]["Default"] == ""
 
 
-def test_the_webhook_is_a_post_route_of_the_http_api(template: dict[str, Any]) -> None:
-    (event,) = properties(template, "WebhookFunction")["Events"].values()
+def test_the_webhook_is_one_post_route_of_the_http_api_behind_a_secret_path(template: dict[str, Any]) -> None:
+    route = properties(template, "WebhookRoute")
+    integration = properties(template, "WebhookIntegration")
+    permission = properties(template, "WebhookInvokePermission")
 
-    assert event["Type"] == "HttpApi"
-    assert event["Properties"]["ApiId"] == {"Ref": "WebhookApi"}
-    assert event["Properties"]["Method"] == "POST"
-    assert event["Properties"]["Path"] == "/sms"
+    # A secret segment: forged traffic to any other path never reaches the function (API Gateway 404).
+    assert route["ApiId"] == {"Ref": "WebhookApi"}
+    assert route["RouteKey"] == {"Fn::Sub": "POST /sms/${WebhookPathSecret}"}
+    assert route["Target"] == {"Fn::Sub": "integrations/${WebhookIntegration}"}
+    assert integration["IntegrationUri"] == {"Fn::GetAtt": ["WebhookFunction", "Arn"]}
+    assert integration["PayloadFormatVersion"] == "2.0"
+    assert permission["FunctionName"] == {"Ref": "WebhookFunction"}
+    assert "${WebhookApi}" in permission["SourceArn"]["Fn::Sub"]
+    assert "Events" not in properties(template, "WebhookFunction"), "no second, public route"
+    secret = template["Parameters"]["WebhookPathSecret"]
+    assert secret["NoEcho"] is True
+    assert "Default" not in secret, "the secret is the operator's, never the repository's"
+    assert secret["MinLength"] >= 16
     assert template["Resources"]["WebhookApi"]["Type"] == "AWS::Serverless::HttpApi"
 
 
@@ -431,7 +442,7 @@ def test_outputs_give_the_webhook_url_and_the_resource_names(template: dict[str,
     outputs = template["Outputs"]
 
     assert outputs["WebhookUrl"]["Value"]["Fn::Sub"].startswith("https://${WebhookApi}.execute-api.")
-    assert outputs["WebhookUrl"]["Value"]["Fn::Sub"].endswith("/sms")
+    assert outputs["WebhookUrl"]["Value"]["Fn::Sub"].endswith("/sms/<WebhookPathSecret>"), "never the secret"
     for name in (
         "GameStateTableName",
         "NicknameTableName",
