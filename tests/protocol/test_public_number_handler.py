@@ -55,3 +55,41 @@ def test_a_flood_through_the_handler_is_answered_within_the_budget(
     bodies = [message["body"] for message in twilio.sent_messages() if message["to"] == ALICE]
     assert len(bodies) == 6, "five replies, then one notice, then silence"
     assert bodies[-1].startswith("That's a lot of texts!")
+
+
+def _opt_out_event(sid: str, sender: str, body: str, opt_out_type: str | None) -> dict[str, Any]:
+    event = _event((sid, sender, body))
+    if opt_out_type is not None:
+        fields = json.loads(event["Records"][0]["body"])
+        event["Records"][0]["body"] = json.dumps({**fields, "OptOutType": opt_out_type})
+    return event
+
+
+@pytest.mark.parametrize(
+    ("body", "opt_out_type"),
+    [("Stop.", None), ("ＳＴＯＰ", None), ("ST\u200bOP", None), ("BAJA", "STOP")],
+)
+def test_an_opt_out_as_typed_or_as_twilio_matched_it_erases_through_the_handler(
+    deployed: Any, dynamodb: Any, twilio: LocalTwilioApi, body: str, opt_out_type: str | None
+) -> None:
+    sid = _sids()
+    app.lambda_handler(_event((next(sid), ALICE, "nick alice")), LambdaContext())
+    sent_before = len(twilio.sent_messages())
+
+    response = app.lambda_handler(_opt_out_event(next(sid), ALICE, body, opt_out_type), LambdaContext())
+
+    assert response == {"batchItemFailures": []}
+    assert len(twilio.sent_messages()) == sent_before, "no reply to an opt-out"
+    for table in (TABLES.game_state, TABLES.nickname):
+        assert all(ALICE not in json.dumps(item) for item in dynamodb.scan(TableName=table)["Items"])
+
+
+@pytest.mark.parametrize("opt_out_type", ["HELP", "START"])
+def test_a_keyword_twilio_answered_itself_gets_no_second_answer(
+    deployed: Any, twilio: LocalTwilioApi, opt_out_type: str
+) -> None:
+    sid = _sids()
+    response = app.lambda_handler(_opt_out_event(next(sid), BOB, "AYUDA", opt_out_type), LambdaContext())
+
+    assert response == {"batchItemFailures": []}
+    assert twilio.sent_messages() == []
