@@ -54,4 +54,4 @@ test-dynamodb-local: $(STAMP) dynamodb-local
 	DYNAMODB=local $(PY) -m pytest tests/protocol tests/chaos/test_chaos_soak.py
 
 clean:
-	rm -rf $(VENV) .venv-sam .aws-sam .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .venv-sam .aws-sam .pytest_cache .mypy_cache .ruff_cache .dynamodb-local .local-state
