@@ -1,0 +1,237 @@
+"""Mutation testing: plant one small bug at a time in serverless_rps/ and see whether a test notices.
+
+    make mutants                      # every group, then the table below
+    .venv/bin/python scripts/mutants.py --group core --module rules
+
+mutmut (https://github.com/boxed/mutmut) does the planting and the running. It copies the tree into
+`mutants/`, rewrites every function so that one mutant at a time can be switched on, records which
+tests reach which function, and for each mutant runs only those tests, fastest first, stopping at
+the first failure. This script adds what mutmut does not:
+
+- **Groups.** The pure core is judged by its own fast tests (tests/unit); the store, the processor
+  and the edges by the protocol tests, which drive them against moto. Each group runs in its own
+  scratch copy under `.mutants/<group>/` so that their mutmut configurations do not meet.
+- **Equivalent mutants.** A mutant no test can kill because it does not change behaviour (a
+  mutated log message, a default no caller relies on) is listed in scripts/mutants-equivalent.toml
+  with why; the list matches the mutant's diff, not mutmut's numbering, which shifts as code moves.
+- **A verdict.** A table per module (killed / equivalent / survived / score) on stdout, the
+  survivors' diffs, and exit status 1 if a module in GOAL_MODULES has a survivor not listed.
+
+It is not part of `make test`: a full run takes tens of minutes on two cores (docs/reliability.md
+gives the numbers).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import tomllib
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRATCH = ROOT / ".mutants"
+EQUIVALENTS_FILE = ROOT / "scripts" / "mutants-equivalent.toml"
+
+# Modules that must end with no surviving non-equivalent mutant (issue: "a stronger proof").
+GOAL_MODULES = ("rules", "parsing", "replies", "game", "processing", "game_store")
+
+
+@dataclass(frozen=True)
+class Group:
+    name: str
+    modules: tuple[str, ...]
+    tests: tuple[str, ...]
+    why: str
+
+
+GROUPS = (
+    Group(
+        "core",
+        ("rules", "parsing", "replies", "game", "reply_budget", "exceptions"),
+        ("tests/unit",),
+        "the pure core: no I/O, judged by its unit tests alone",
+    ),
+    Group(
+        "engine",
+        ("processing", "game_store", "sms_gateway", "message_queue", "app", "webhook", "config"),
+        ("tests/unit", "tests/protocol"),
+        "the store, the processor and the edges: judged by the protocol tests on moto",
+    ),
+)
+# Not mutated: serverless_rps/local/ and __main__ (the local stack and the CLI that starts it, which
+# are development tools with tests of their own), observability (logger and tracer set-up).
+
+# Tests that inspect the repository rather than behaviour and cannot run inside mutmut's copy
+# (function-code/ is a symbolic link into the package, which the copy does not keep).
+IGNORED_TESTS = ("tests/unit/test_template.py",)
+
+KILLED = {"killed", "caught by type check", "timeout"}
+
+
+@dataclass
+class Mutant:
+    name: str
+    module: str
+    status: str
+    diff: str = ""
+    equivalent_because: str | None = None
+
+    @property
+    def function(self) -> str:
+        local = self.name.split(".")[-1]
+        return re.sub(r"__mutmut_\d+$", "", local).removeprefix("x_").replace("ǁ", ".").strip(".")
+
+
+@dataclass
+class Equivalent:
+    module: str
+    removed: str
+    added: str
+    why: str
+    used: int = field(default=0)
+
+    def matches(self, mutant: Mutant) -> bool:
+        if mutant.module != self.module:
+            return False
+        removed = [line[1:].strip() for line in mutant.diff.splitlines() if line.startswith("-  ")]
+        added = [line[1:].strip() for line in mutant.diff.splitlines() if line.startswith("+  ")]
+        return self.removed.strip() in removed and self.added.strip() in added
+
+
+def load_equivalents() -> list[Equivalent]:
+    with EQUIVALENTS_FILE.open("rb") as handle:
+        entries = tomllib.load(handle).get("equivalent", [])
+    return [Equivalent(e["module"], e["removed"], e["added"], e["why"]) for e in entries]
+
+
+def working_tree_files() -> list[str]:
+    listed = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+    ).stdout.decode()
+    return [name for name in listed.split("\0") if name and (ROOT / name).exists()]
+
+
+def prepare(group: Group, only: list[str]) -> Path:
+    """A fresh copy of the working tree with this group's mutmut configuration."""
+    where = SCRATCH / group.name
+    shutil.rmtree(where, ignore_errors=True)
+    for name in working_tree_files():
+        source = ROOT / name
+        if source.is_symlink() or source.is_dir():
+            continue
+        target = where / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, target)
+    modules = only or list(group.modules)
+    also_copy = sorted({name.split("/")[0] for name in working_tree_files()} - {"serverless_rps", "tests"})
+    settings = {
+        "source_paths": ["serverless_rps"],
+        "only_mutate": [f"serverless_rps/{module}.py" for module in modules],
+        "also_copy": also_copy,
+        "pytest_add_cli_args_test_selection": list(group.tests),
+        "pytest_add_cli_args": [f"--ignore={path}" for path in IGNORED_TESTS] + ["-p", "no:cacheprovider"],
+    }
+    lines = ["", "[tool.mutmut]"] + [f"{key} = {toml_list(value)}" for key, value in settings.items()]
+    with (where / "pyproject.toml").open("a") as handle:
+        handle.write("\n".join(lines) + "\n")
+    return where
+
+
+def toml_list(values: list[str]) -> str:
+    return "[" + ", ".join('"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"' for value in values) + "]"
+
+
+def mutmut(where: Path, *args: str, quiet: bool = False) -> str:
+    command = [str(Path(sys.executable).parent / "mutmut"), *args]
+    environment = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    result = subprocess.run(command, cwd=where, env=environment, capture_output=True, text=True)
+    if result.returncode not in (0, 1) or (args[0] == "run" and "Failed to run clean test" in result.stdout):
+        sys.stdout.write(result.stdout[-4000:] + result.stderr[-4000:])
+        raise SystemExit(f"mutmut {' '.join(args)} failed in {where} (exit {result.returncode})")
+    return result.stdout
+
+
+def run_group(group: Group, only: list[str], equivalents: list[Equivalent]) -> list[Mutant]:
+    where = prepare(group, only)
+    started = time.monotonic()
+    print(f"[{group.name}] mutmut run over {', '.join(only or group.modules)} ...", flush=True)
+    mutmut(where, "run", "--max-children", str(os.cpu_count() or 2))
+    print(f"[{group.name}] {time.monotonic() - started:.0f} s", flush=True)
+    mutants = []
+    for line in mutmut(where, "results", "--all", "true").splitlines():
+        match = re.match(r"\s*(serverless_rps\.(\w+)\.\S+): (.+)$", line)
+        if match:
+            mutants.append(Mutant(match[1], match[2], match[3].strip()))
+    for mutant in mutants:
+        if mutant.status in KILLED:
+            continue
+        mutant.diff = mutmut(where, "show", mutant.name)
+        for equivalent in equivalents:
+            if equivalent.matches(mutant):
+                equivalent.used += 1
+                mutant.equivalent_because = equivalent.why
+                break
+    return mutants
+
+
+def report(mutants: list[Mutant]) -> int:
+    by_module: dict[str, Counter[str]] = {}
+    for mutant in mutants:
+        counts = by_module.setdefault(mutant.module, Counter())
+        counts["total"] += 1
+        if mutant.status in KILLED:
+            counts["killed"] += 1
+        elif mutant.equivalent_because:
+            counts["equivalent"] += 1
+        else:
+            counts["survived"] += 1
+    print("\n| module | mutants | killed | equivalent | survived | score |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for module, counts in sorted(by_module.items()):
+        judged = counts["total"] - counts["equivalent"]
+        score = 100.0 * counts["killed"] / judged if judged else 100.0
+        print(
+            f"| {module} | {counts['total']} | {counts['killed']} | {counts['equivalent']} "
+            f"| {counts['survived']} | {score:.1f}% |"
+        )
+    survivors = [m for m in mutants if m.status not in KILLED and not m.equivalent_because]
+    for mutant in survivors:
+        print(f"\n## {mutant.name} ({mutant.status})\n{mutant.diff.strip()}")
+    failing = [m for m in survivors if m.module in GOAL_MODULES]
+    if failing:
+        print(f"\n{len(failing)} surviving mutant(s) in {', '.join(sorted({m.module for m in failing}))}")
+    return 1 if failing else 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--group", choices=[g.name for g in GROUPS], action="append")
+    parser.add_argument("--module", action="append", default=[], help="only these modules (in one group)")
+    options = parser.parse_args()
+    equivalents = load_equivalents()
+    mutants: list[Mutant] = []
+    for group in GROUPS:
+        if options.group and group.name not in options.group:
+            continue
+        only = [m for m in options.module if m in group.modules]
+        if options.module and not only:
+            continue
+        mutants += run_group(group, only, equivalents)
+    for equivalent in equivalents:
+        if equivalent.used == 0 and any(m.module == equivalent.module for m in mutants):
+            print(f"note: no mutant matched the equivalent entry for {equivalent.module}: {equivalent.removed!r}")
+    return report(mutants)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
