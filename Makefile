@@ -7,7 +7,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: play demo test lint typecheck bench chaos explore clean dynamodb-local test-dynamodb-local
+.PHONY: play demo test lint typecheck bench chaos explore clean dynamodb-local test-dynamodb-local mutants
 
 $(STAMP): requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON_FOR_VENV) -m venv $(VENV)
@@ -31,8 +31,8 @@ explore: $(STAMP)
 	$(PY) -m tests.simulation --jobs 2
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check serverless_rps tests bench
-	$(VENV)/bin/ruff format --check serverless_rps tests bench
+	$(VENV)/bin/ruff check serverless_rps tests bench scripts
+	$(VENV)/bin/ruff format --check serverless_rps tests bench scripts
 
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy serverless_rps
@@ -53,5 +53,10 @@ play demo: $(if $(filter local,$(DYNAMODB)),dynamodb-local)
 test-dynamodb-local: $(STAMP) dynamodb-local
 	DYNAMODB=local $(PY) -m pytest tests/protocol tests/chaos/test_chaos_soak.py
 
+# Mutation testing (not part of `make test`; tens of minutes): scripts/mutants.py, docs/reliability.md.
+mutants: $(STAMP)
+	$(PY) -m pip install --quiet -r requirements-mutants.txt
+	$(PY) scripts/mutants.py
+
 clean:
-	rm -rf $(VENV) .venv-sam .aws-sam .pytest_cache .mypy_cache .ruff_cache .dynamodb-local .local-state
+	rm -rf $(VENV) .venv-sam .aws-sam .pytest_cache .mypy_cache .ruff_cache .dynamodb-local .local-state .mutants

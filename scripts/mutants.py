@@ -54,15 +54,25 @@ class Group:
 GROUPS = (
     Group(
         "core",
-        ("rules", "parsing", "replies", "game", "reply_budget", "exceptions"),
+        ("rules", "parsing", "replies", "reply_budget"),
         ("tests/unit",),
-        "the pure core: no I/O, judged by its unit tests alone",
+        "the pure core with fast tests of its own: judged by the unit tests alone",
     ),
     Group(
         "engine",
-        ("processing", "game_store", "sms_gateway", "message_queue", "app", "webhook", "config"),
+        (
+            "game",
+            "processing",
+            "game_store",
+            "sms_gateway",
+            "message_queue",
+            "app",
+            "webhook",
+            "config",
+            "exceptions",
+        ),
         ("tests/unit", "tests/protocol"),
-        "the store, the processor and the edges: judged by the protocol tests on moto",
+        "the game's decisions, the store, the processor and the edges: judged by the protocol tests on moto",
     ),
 )
 # Not mutated: serverless_rps/local/ and __main__ (the local stack and the CLI that starts it, which
@@ -85,20 +95,24 @@ class Mutant:
 
     @property
     def function(self) -> str:
-        local = self.name.split(".")[-1]
-        return re.sub(r"__mutmut_\d+$", "", local).removeprefix("x_").replace("ǁ", ".").strip(".")
+        # mutmut names mutants x_<function>__mutmut_<n> and xǁ<Class>ǁ<method>__mutmut_<n>.
+        local = re.sub(r"__mutmut_\d+$", "", self.name.split(".")[-1])
+        if local.startswith("xǁ"):
+            return local.removeprefix("xǁ").replace("ǁ", ".")
+        return local.removeprefix("x_")
 
 
 @dataclass
 class Equivalent:
     module: str
+    function: str
     removed: str
     added: str
     why: str
     used: int = field(default=0)
 
     def matches(self, mutant: Mutant) -> bool:
-        if mutant.module != self.module:
+        if (mutant.module, mutant.function) != (self.module, self.function):
             return False
         removed = [line[1:].strip() for line in mutant.diff.splitlines() if line.startswith("-  ")]
         added = [line[1:].strip() for line in mutant.diff.splitlines() if line.startswith("+  ")]
@@ -108,7 +122,7 @@ class Equivalent:
 def load_equivalents() -> list[Equivalent]:
     with EQUIVALENTS_FILE.open("rb") as handle:
         entries = tomllib.load(handle).get("equivalent", [])
-    return [Equivalent(e["module"], e["removed"], e["added"], e["why"]) for e in entries]
+    return [Equivalent(e["module"], e["function"], e["removed"], e["added"], e["why"]) for e in entries]
 
 
 def working_tree_files() -> list[str]:
@@ -148,14 +162,17 @@ def prepare(group: Group, only: list[str]) -> Path:
 
 
 def toml_list(values: list[str]) -> str:
-    return "[" + ", ".join('"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"' for value in values) + "]"
+    return (
+        "[" + ", ".join('"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"' for value in values) + "]"
+    )
 
 
-def mutmut(where: Path, *args: str, quiet: bool = False) -> str:
+def mutmut(where: Path, *args: str) -> str:
     command = [str(Path(sys.executable).parent / "mutmut"), *args]
     environment = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
     result = subprocess.run(command, cwd=where, env=environment, capture_output=True, text=True)
-    if result.returncode not in (0, 1) or (args[0] == "run" and "Failed to run clean test" in result.stdout):
+    failed_to_start = ("failed to collect stats", "Failed to run clean test", "Failed to run pytest")
+    if result.returncode not in (0, 1) or any(text in result.stdout for text in failed_to_start):
         sys.stdout.write(result.stdout[-4000:] + result.stderr[-4000:])
         raise SystemExit(f"mutmut {' '.join(args)} failed in {where} (exit {result.returncode})")
     return result.stdout
@@ -206,7 +223,7 @@ def report(mutants: list[Mutant]) -> int:
         )
     survivors = [m for m in mutants if m.status not in KILLED and not m.equivalent_because]
     for mutant in survivors:
-        print(f"\n## {mutant.name} ({mutant.status})\n{mutant.diff.strip()}")
+        print(f"\n## {mutant.name} ({mutant.status}, in {mutant.function})\n{mutant.diff.strip()}")
     failing = [m for m in survivors if m.module in GOAL_MODULES]
     if failing:
         print(f"\n{len(failing)} surviving mutant(s) in {', '.join(sorted({m.module for m in failing}))}")
@@ -229,7 +246,7 @@ def main() -> int:
         mutants += run_group(group, only, equivalents)
     for equivalent in equivalents:
         if equivalent.used == 0 and any(m.module == equivalent.module for m in mutants):
-            print(f"note: no mutant matched the equivalent entry for {equivalent.module}: {equivalent.removed!r}")
+            print(f"note: no mutant matched an equivalent in {equivalent.module}: {equivalent.removed!r}")
     return report(mutants)
 
 

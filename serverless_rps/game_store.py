@@ -360,10 +360,9 @@ class DynamoGameStore:
             except ClientError as exc:
                 if not _is_condition_failure(exc):
                     raise
-                # The outbox changed since it was read (delivered and dropped): read it again.
-                fresh = self._get_idempotency_item(item["messageId"]["S"])
-                if fresh is not None and fresh != item:
-                    self._erase_from_outbox(fresh, phone)
+                # An entry of ours no longer holds the number. Entries change only all at once:
+                # the last delivery drops the whole outbox, a concurrent erasure of this number
+                # rewrites every one of them. Either way, none of them holds the number now.
                 return
         if others:
             self.finish(replace(record, outbox=(), recipients=tuple(others)))

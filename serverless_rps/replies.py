@@ -200,17 +200,17 @@ def games_summary(waiting_on: Sequence[str], waiting_for_you: Sequence[str]) -> 
 
 
 def _render_list(label: str, names: list[str], budget: int) -> str:
-    shown: list[str] = []
-    for index, name in enumerate(names):
-        remaining = len(names) - index - 1
+    # The first name always shows (a nickname is at most 15 characters, far under any budget here).
+    shown = names[:1]
+    for index, name in enumerate(names[1:], start=2):
+        remaining = len(names) - index
         candidate = f"{label}: {', '.join([*shown, name])}"
         suffix = f" +{remaining} more" if remaining else ""
         if len(candidate + suffix) > budget:
             break
         shown.append(name)
     hidden = len(names) - len(shown)
-    text = f"{label}: {', '.join(shown)}" if shown else f"{label}:"
-    return text + (f" +{hidden} more" if hidden else "")
+    return f"{label}: {', '.join(shown)}" + (f" +{hidden} more" if hidden else "")
 
 
 def score(wins: int, losses: int, ties: int, streak: int) -> str:

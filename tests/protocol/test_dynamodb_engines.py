@@ -21,7 +21,7 @@ from serverless_rps.exceptions import RetryLater
 from serverless_rps.local.dynamodb_local import DynamoDbEngine
 from serverless_rps.processing import Result
 from serverless_rps.rules import Move
-from tests.conftest import ALICE, BOB, ENGINE, LEASE_SECONDS, TABLES, Game
+from tests.conftest import ALICE, BOB, ENGINE, LEASE_SECONDS, TABLES, Game, transient_failure
 
 ON_MOTO = ENGINE is DynamoDbEngine.MOTO
 SID = "SM" + "7" * 32
@@ -116,9 +116,13 @@ def test_every_read_the_protocol_makes_is_strongly_consistent(game: Game) -> Non
     events.register("provide-client-params.dynamodb.BatchGetItem", note_batch)
     for sender, body in ((BOB, "rock alice"), (ALICE, "games"), (ALICE, "score"), (ALICE, "paper bob")):
         game.text(sender, body)
+    game.sms.fail_next(transient_failure())  # replies to bob wait in an outbox ...
+    with pytest.raises(RetryLater):
+        game.text(ALICE, "rock bob")
+    game.text(BOB, "stop")  # ... which his STOP reads to erase him from it
     events.unregister("provide-client-params.dynamodb.GetItem", note_get)
     events.unregister("provide-client-params.dynamodb.BatchGetItem", note_batch)
-    assert "GetItem" in {operation for operation, _ in reads}
+    assert {operation for operation, _ in reads} == {"GetItem", "BatchGetItem"}
     assert all(consistent for _, consistent in reads), reads
 
 

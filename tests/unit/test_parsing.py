@@ -268,3 +268,22 @@ def test_a_skeleton_is_a_fixed_point_and_ignores_case(name: str) -> None:
     skeleton = nickname_skeleton(name)
     assert nickname_skeleton(skeleton) == skeleton
     assert nickname_skeleton(name.swapcase()) == skeleton
+
+
+@pytest.mark.parametrize(
+    "selector",
+    ["\ufe00", "\ufe0f", "\U000e0100", "\U000e01ef"],
+    ids=["VS1", "VS16", "VS17", "VS256"],
+)
+def test_variation_selectors_inside_a_word_are_ignored(selector: str) -> None:
+    assert parse(f"ro{selector}ck bob") == Throw(Move.ROCK, "bob")
+
+
+@pytest.mark.parametrize("character", ["\ufe10", "\U000e01f0"], ids=["vertical-comma", "unassigned"])
+def test_characters_just_past_the_variation_selectors_are_not_ignored(character: str) -> None:
+    assert parse(f"ro{character}ck bob") == ReplyOnly(replies.unknown_command())
+
+
+def test_a_throw_naming_two_moves_throws_the_first_at_the_second() -> None:
+    # Only a throw whose first word is not a move is read the other way round.
+    assert parse("throw rock paper") == Throw(Move.ROCK, "paper")

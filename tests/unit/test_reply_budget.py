@@ -37,7 +37,45 @@ def test_a_notified_phone_stays_silent_until_its_bucket_is_empty() -> None:
     assert decision.replies == ()
     decision, spent = apply_budget(_decision(ALICE), {ALICE: notified}, 140.0, POLICY)  # empty
     assert [reply.to for reply in decision.replies] == [ALICE]
-    assert not spent[ALICE].notified
+    assert spent[ALICE].notified is False  # stored as a DynamoDB BOOL
+
+
+def test_a_notified_phone_with_less_than_one_reply_left_to_drain_is_still_silent() -> None:
+    notified = ReplyBudget(level=4.0, updated_at=100.0, notified=True)
+    decision, spent = apply_budget(_decision(ALICE), {ALICE: notified}, 135.0, POLICY)  # 0.5 left
+    assert decision.replies == ()
+    assert spent[ALICE] == ReplyBudget(level=0.5, updated_at=135.0, notified=True)
+
+
+def test_the_last_reply_of_the_burst_is_sent() -> None:
+    almost_full = ReplyBudget(level=2.0, updated_at=100.0)
+    decision, spent = apply_budget(_decision(ALICE), {ALICE: almost_full}, 100.0, POLICY)
+    assert [reply.body for reply in decision.replies] == [f"reply to {ALICE}"]
+    assert spent[ALICE] == ReplyBudget(level=3.0, updated_at=100.0, notified=False)
+
+
+def test_the_notice_goes_to_the_full_phone_and_counts_as_one_more_reply() -> None:
+    full = ReplyBudget(level=3.0, updated_at=100.0)
+    decision, spent = apply_budget(_decision(ALICE), {ALICE: full}, 100.0, POLICY)
+    assert decision.replies == (Reply(ALICE, replies.reply_limit_reached(1)),)
+    assert spent[ALICE] == ReplyBudget(level=4.0, updated_at=100.0, notified=True)
+
+
+@pytest.mark.parametrize(
+    ("per_hour", "burst", "minutes"),
+    [
+        (60, 3, 4),  # 4 replies to drain at one a minute
+        (3600, 60, 2),  # 61 replies at one a second: 61 s, said as 2 minutes, never rounded down
+        (7200, 59, 1),  # 60 replies at two a second: 30 s, said as 1 minute
+    ],
+)
+def test_the_notice_says_how_long_until_the_phone_is_heard_again(
+    per_hour: int, burst: int, minutes: int
+) -> None:
+    policy = BudgetPolicy(burst=burst, per_hour=per_hour)
+    full = ReplyBudget(level=float(burst), updated_at=0.0)
+    decision, _ = apply_budget(_decision(ALICE), {ALICE: full}, 0.0, policy)
+    assert [reply.body for reply in decision.replies] == [replies.reply_limit_reached(minutes)]
 
 
 def test_each_recipient_pays_for_its_own_replies() -> None:
@@ -49,7 +87,7 @@ def test_each_recipient_pays_for_its_own_replies() -> None:
 
 
 def test_a_reply_to_a_phone_whose_budget_was_not_read_is_a_bug() -> None:
-    with pytest.raises(ValueError, match="budget was not read"):
+    with pytest.raises(ValueError, match=r"^a reply to a phone whose budget was not read$"):
         apply_budget(_decision(BOB), {ALICE: None}, 0.0, POLICY)
 
 

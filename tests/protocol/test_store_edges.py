@@ -1,0 +1,258 @@
+"""The store at DynamoDB's edges: refused requests, partial answers, a race inside an erasure.
+
+When DynamoDB refuses a request, the error says which step of the protocol it refused.
+
+An operator reading "DynamoDB refused to read records: AccessDeniedException" knows which IAM
+action or table to look at; "could not lock a player: ThrottlingException" says where capacity ran
+out. Each store request is refused in turn, three ways (a configuration error, throttling, no
+connection), and the error must name its step and the cause, and be of the kind the handler
+treats rightly (ConfigurationProblem: alarm, keep the message; StoreUnavailable: retry soon).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+from botocore.awsrequest import AWSResponse
+from botocore.exceptions import EndpointConnectionError
+
+from serverless_rps.exceptions import ConfigurationProblem, RetryLater, StoreUnavailable
+from serverless_rps.ports import CompletedRecord
+from tests.conftest import ALICE, BOB, CAROL, TABLES, Game, transient_failure
+
+STRANGER = "+15554440004"
+THROW_SID = "SM" + "7" * 32
+
+
+@contextmanager
+def refusing(game: Game, operation: str, how: str) -> Iterator[None]:
+    """Every `operation` request (GetItem, UpdateItem, ...) fails, before reaching the engine."""
+
+    def refuse(**_: Any) -> tuple[AWSResponse, dict[str, Any]]:
+        if how == "unreachable":
+            raise EndpointConnectionError(endpoint_url="http://dynamodb.invalid")
+        code = {"configuration": "AccessDeniedException", "throttled": "ThrottlingException"}[how]
+        parsed = {"Error": {"Code": code, "Message": "refused"}, "ResponseMetadata": {"HTTPStatusCode": 400}}
+        return AWSResponse("http://refused", 400, {}, None), parsed
+
+    event = f"before-call.dynamodb.{operation}"
+    game.dynamodb.meta.events.register(event, refuse)
+    try:
+        yield
+    finally:
+        game.dynamodb.meta.events.unregister(event, refuse)
+
+
+def _waiting_record(game: Game) -> CompletedRecord:
+    """alice threw at bob; Twilio failed, so both replies (to alice and to bob) wait in the outbox."""
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    game.sms.fail_next(transient_failure())
+    with pytest.raises(RetryLater):
+        game.text(ALICE, "rock bob", sid=THROW_SID)
+    record = game.store.claim(
+        game.inbound(ALICE, "rock bob", sid=THROW_SID).idempotency_key, "a2", time.time()
+    )
+    assert isinstance(record, CompletedRecord)
+    assert len(record.undelivered()) == 2
+    return record
+
+
+def _claimed(game: Game) -> Callable[[], object]:
+    claim = game.store.claim("SM-new", "a1", time.time())
+    assert not isinstance(claim, CompletedRecord)
+    return lambda: game.store.abandon(claim)
+
+
+def _locked(game: Game, phone: str) -> Callable[[], object]:
+    game.register((ALICE, "alice"))
+    locked = game.store.lock(phone, "l1", time.time())
+    return lambda: game.store.release(locked)
+
+
+def _sent_but_not_recorded(game: Game) -> Callable[[], object]:
+    record = _waiting_record(game)
+    return lambda: game.store.finish(record)
+
+
+def _delivering(game: Game) -> Callable[[], object]:
+    record = _waiting_record(game)
+    return lambda: game.store.record_delivery(record, record.undelivered()[0], "SM" + "d" * 32)
+
+
+Setup = Callable[[Game], Callable[[], object]]
+STEPS: list[tuple[str, str, Setup]] = [
+    ("claim the message", "PutItem", lambda game: lambda: game.store.claim("SM-new", "a1", time.time())),
+    ("abandon the claim", "DeleteItem", _claimed),
+    (
+        "lease the outbox",
+        "UpdateItem",
+        lambda game: (lambda record: lambda: game.store.lease_outbox(record, "a3", time.time() + 3600))(
+            _waiting_record(game)
+        ),
+    ),
+    (
+        "release the outbox",
+        "UpdateItem",
+        lambda game: (lambda record: lambda: game.store.release_outbox(record.key, "a2"))(
+            _waiting_record(game)
+        ),
+    ),
+    ("record a delivery", "UpdateItem", _delivering),
+    ("drop a sent outbox", "UpdateItem", _sent_but_not_recorded),
+    ("read a contact", "GetItem", lambda game: lambda: game.store.erase_pending_replies(BOB)),
+    (
+        "read records",
+        "BatchGetItem",
+        lambda game: (_waiting_record(game), lambda: game.store.erase_pending_replies(BOB))[1],
+    ),
+    (
+        "erase a number from an outbox",
+        "UpdateItem",
+        lambda game: (_waiting_record(game), lambda: game.store.erase_pending_replies(BOB))[1],
+    ),
+    ("look up a nickname", "GetItem", lambda game: lambda: game.store.nickname_owner("bob")),
+    ("read a player", "GetItem", lambda game: lambda: game.store.get_player(ALICE)),
+    ("read players", "BatchGetItem", lambda game: lambda: game.store.get_players([ALICE, BOB])),
+    ("lock a player", "UpdateItem", lambda game: lambda: game.store.lock(ALICE, "l1", time.time())),
+    # A phone without a player record keeps its reply budget on its contact record.
+    ("read a contact", "GetItem", lambda game: lambda: game.store.lock(STRANGER, "l1", time.time())),
+    ("release a lock", "UpdateItem", lambda game: _locked(game, ALICE)),
+    ("release a lock", "DeleteItem", lambda game: _locked(game, STRANGER)),  # the bare row goes
+    (
+        "commit",
+        "TransactWriteItems",
+        lambda game: (game.register((ALICE, "alice")), lambda: game.text(ALICE, "score"))[1],
+    ),
+]
+EXPECTED = {
+    "configuration": (ConfigurationProblem, "DynamoDB refused to {action}: AccessDeniedException"),
+    "throttled": (StoreUnavailable, "could not {action}: ThrottlingException"),
+    "unreachable": (StoreUnavailable, "could not {action}: EndpointConnectionError"),
+}
+
+
+@pytest.mark.parametrize("how", sorted(EXPECTED))
+@pytest.mark.parametrize(
+    ("action", "operation", "setup"), STEPS, ids=[f"{action}-{operation}" for action, operation, _ in STEPS]
+)
+def test_a_refused_request_names_its_step(
+    game: Game, action: str, operation: str, setup: Setup, how: str
+) -> None:
+    call = setup(game)
+    kind, message = EXPECTED[how]
+    with refusing(game, operation, how), pytest.raises(RetryLater) as raised:
+        call()
+    assert type(raised.value) is kind
+    assert str(raised.value) == message.format(action=action)
+
+
+def test_a_configuration_error_asks_for_a_slow_retry_and_a_passing_one_for_a_quick_one(game: Game) -> None:
+    with refusing(game, "GetItem", "configuration"), pytest.raises(ConfigurationProblem) as configuration:
+        game.store.get_player(ALICE)
+    with refusing(game, "GetItem", "throttled"), pytest.raises(StoreUnavailable) as throttled:
+        game.store.get_player(ALICE)
+    assert configuration.value.retry_after == 60
+    assert throttled.value.retry_after == 1
+
+
+# -- partial answers --------------------------------------------------------------------------------
+
+
+@contextmanager
+def answering_one_item_at_a_time(game: Game) -> Iterator[list[int]]:
+    """BatchGetItem answers with at most one item and returns the other keys as UnprocessedKeys,
+    as DynamoDB does past 16 MB or under throttling. Yields how many items each answer held."""
+    answers: list[int] = []
+    key_names = {TABLES.game_state: "phone_number", TABLES.idempotency: "messageId"}
+
+    def hold_back(parsed: dict[str, Any], **_: Any) -> None:
+        for table, items in parsed.get("Responses", {}).items():
+            kept, held = items[:1], items[1:]
+            parsed["Responses"][table] = kept
+            answers.append(len(kept))
+            if held:
+                keys = [{key_names[table]: item[key_names[table]]} for item in held]
+                parsed.setdefault("UnprocessedKeys", {})[table] = {"Keys": keys, "ConsistentRead": True}
+
+    game.dynamodb.meta.events.register("after-call.dynamodb.BatchGetItem", hold_back)
+    try:
+        yield answers
+    finally:
+        game.dynamodb.meta.events.unregister("after-call.dynamodb.BatchGetItem", hold_back)
+
+
+def test_players_held_back_by_a_partial_answer_are_asked_for_again(game: Game) -> None:
+    game.register((ALICE, "alice"), (BOB, "bob"), (CAROL, "carol"))
+    with answering_one_item_at_a_time(game) as answers:
+        players = game.store.get_players([ALICE, BOB, CAROL])
+    assert answers == [1, 1, 1]
+    assert sorted(players) == [ALICE, BOB, CAROL]
+    assert all(player.phone == phone for phone, player in players.items())
+
+
+def test_outboxes_held_back_by_a_partial_answer_are_still_erased(game: Game) -> None:
+    game.register((ALICE, "alice"), (BOB, "bob"), (CAROL, "carol"))
+    for sender, body in ((ALICE, "rock bob"), (CAROL, "paper bob")):
+        game.sms.fail_next(transient_failure())
+        with pytest.raises(RetryLater):
+            game.text(sender, body)
+    waiting = [item for item in game.items(TABLES.idempotency) if BOB in json.dumps(item)]
+    assert len(waiting) == 2, "two outboxes wait with a reply to bob"
+
+    with answering_one_item_at_a_time(game) as answers:
+        game.store.erase_pending_replies(BOB)
+
+    assert answers == [1, 1]
+    assert [item for item in game.items(TABLES.idempotency) if BOB in json.dumps(item)] == []
+
+
+# -- races inside one store call ------------------------------------------------------------------
+
+
+def test_an_erasure_that_meets_the_last_delivery_leaves_no_number_and_keeps_the_delivery(game: Game) -> None:
+    """STOP reads the outbox, then the sending attempt records its last delivery and drops the
+    outbox, then STOP's conditional rewrite fails: the number is gone already, and so is done."""
+    record = _waiting_record(game)
+    sent: list[str] = []
+
+    def deliver_everything_first(params: dict[str, Any], **_: Any) -> None:
+        if sent or "#to = :phone" not in params.get("ConditionExpression", ""):
+            return
+        for index in record.undelivered():
+            sent.append(f"SM{index:032x}")
+            game.store.record_delivery(record, index, sent[-1])
+
+    events = game.dynamodb.meta.events
+    events.register("provide-client-params.dynamodb.UpdateItem", deliver_everything_first)
+    try:
+        game.store.erase_pending_replies(BOB)
+    finally:
+        events.unregister("provide-client-params.dynamodb.UpdateItem", deliver_everything_first)
+
+    assert len(sent) == 2, "the deliveries ran between STOP's read and its write"
+    [stored] = [item for item in game.items(TABLES.idempotency) if item["messageId"]["S"] == record.key]
+    assert {value["S"] for value in stored["delivered"]["M"].values()} == set(sent)
+    assert BOB not in json.dumps(game.items(TABLES.idempotency))
+
+
+def test_a_claim_on_a_completed_message_is_recognised_when_the_refusal_omits_the_item(game: Game) -> None:
+    """ReturnValuesOnConditionCheckFailure returns the record the claim failed on; should an
+    answer come without it, the store reads the record rather than guess."""
+    record = _waiting_record(game)
+
+    def drop_item(parsed: dict[str, Any], **_: Any) -> None:
+        parsed.pop("Item", None)
+
+    events = game.dynamodb.meta.events
+    events.register("after-call.dynamodb.PutItem", drop_item)
+    try:
+        again = game.store.claim(record.key, "a9", time.time())
+    finally:
+        events.unregister("after-call.dynamodb.PutItem", drop_item)
+    assert isinstance(again, CompletedRecord)
+    assert again.outbox == record.outbox

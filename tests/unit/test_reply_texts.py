@@ -1,0 +1,184 @@
+"""The exact words a player reads, one case per branch of every reply.
+
+test_replies.py proves every reply fits one SMS for any argument; this file pins what the replies
+say, so a changed word, a swapped name or a wrong plural is a failing test, not a surprise on a
+phone. When wording changes on purpose, change it here too: this table is the catalogue's review.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from serverless_rps import replies
+from serverless_rps.rules import Move, Outcome
+
+FIFTEEN = [letter * 15 for letter in "abcdefgh"]  # eight longest nicknames
+
+CASES: list[tuple[str, Callable[[], str | None], str | None]] = [
+    (
+        "not registered",
+        replies.not_registered,
+        "Pick a nickname first: text NICK and a name, like NICK alice",
+    ),
+    ("throw at self", replies.cannot_throw_at_self, "You can't play yourself. Challenge another nickname."),
+    ("empty", replies.empty_message, "Your message was empty. Text HELP to see the commands."),
+    ("unknown", replies.unknown_command, "Sorry, I didn't get that. Text HELP to see the commands."),
+    ("nick usage", replies.nick_usage, "Text NICK and a name to join, like: NICK alice"),
+    (
+        "nick invalid",
+        replies.nick_invalid,
+        "Nicknames are 3-15 letters, digits or _ and can't be a command or a move. Try another.",
+    ),
+    ("nick taken", lambda: replies.nick_taken("bob"), "Sorry, bob is taken. Text NICK with another name."),
+    (
+        "nick registered",
+        lambda: replies.nick_registered("alice"),
+        "Welcome, alice! Challenge someone: THROW <move> <their nick>, like THROW rock bob. HELP for more.",
+    ),
+    (
+        "nick changed",
+        lambda: replies.nick_changed("alice", "ally"),
+        "You're now ally (was alice). Games in progress carry on.",
+    ),
+    ("nick unchanged", lambda: replies.nick_unchanged("alice"), "You're already alice."),
+    ("throw usage", replies.throw_usage, "To play, text THROW, a move and a nickname, like: THROW rock bob"),
+    (
+        "unknown move",
+        replies.unknown_move,
+        "Moves are rock, paper or scissors (r, p, s). Like: THROW rock bob",
+    ),
+    (
+        "impossible nickname",
+        lambda: replies.unknown_player(None),
+        "That's not a nickname anyone can have. Text GAMES to see your games.",
+    ),
+    (
+        "nobody by that name",
+        lambda: replies.unknown_player("zed"),
+        "No player is called zed. Check the spelling, or ask them to text NICK.",
+    ),
+    (
+        "already thrown",
+        lambda: replies.already_thrown("bob"),
+        "You already threw at bob. Wait for their move; I'll text you the result.",
+    ),
+    (
+        "too many games",
+        lambda: replies.too_many_open_games(20),
+        "You have 20 open games, the most allowed. Wait for some answers first (GAMES).",
+    ),
+    (
+        "opponent busy",
+        lambda: replies.opponent_too_busy("bob"),
+        "bob has too many open challenges right now. Try again later.",
+    ),
+    (
+        "throw waiting",
+        lambda: replies.throw_waiting("bob", Move.PAPER),
+        "You threw paper at bob. I'll text you when they answer.",
+    ),
+    (
+        "challenged",
+        lambda: replies.challenged("alice"),
+        "alice challenged you to rock-paper-scissors! Reply THROW and your move, like: THROW rock alice",
+    ),
+    (
+        "win",
+        lambda: replies.result(Outcome.WIN, Move.ROCK, Move.SCISSORS, "bob"),
+        "You won! Your rock beat bob's scissors. SCORE for totals.",
+    ),
+    (
+        "loss",
+        lambda: replies.result(Outcome.LOSS, Move.ROCK, Move.PAPER, "bob"),
+        "You lost. bob's paper beat your rock. SCORE for totals.",
+    ),
+    (
+        "tie",
+        lambda: replies.result(Outcome.TIE, Move.PAPER, Move.PAPER, "bob"),
+        "A tie! You both threw paper against bob. SCORE for totals.",
+    ),
+    ("no streak", lambda: replies.score(0, 0, 0, 0), "Wins 0, losses 0, ties 0. Streak: no streak."),
+    ("one win", lambda: replies.score(1, 0, 0, 1), "Wins 1, losses 0, ties 0. Streak: 1 win in a row."),
+    ("wins", lambda: replies.score(3, 1, 2, 2), "Wins 3, losses 1, ties 2. Streak: 2 wins in a row."),
+    ("one loss", lambda: replies.score(0, 1, 0, -1), "Wins 0, losses 1, ties 0. Streak: 1 loss in a row."),
+    ("losses", lambda: replies.score(4, 5, 6, -3), "Wins 4, losses 5, ties 6. Streak: 3 losses in a row."),
+    (
+        "no games",
+        lambda: replies.games_summary([], []),
+        "No open games. Challenge someone: THROW <move> <nick>",
+    ),
+    ("waiting on", lambda: replies.games_summary(["bob", "carol"], []), "Waiting on: bob, carol."),
+    ("waiting on you", lambda: replies.games_summary([], ["dave"]), "Waiting on you: dave."),
+    (
+        "both lists",
+        lambda: replies.games_summary(["bob", "carol"], ["dave"]),
+        "Waiting on: bob, carol. Waiting on you: dave.",
+    ),
+    (
+        # 158 characters before the full stop: exactly the list's budget, so every name shows.
+        "a list that just fits",
+        lambda: replies.games_summary([*FIFTEEN, "i" * 10], []),
+        "Waiting on: " + ", ".join([*FIFTEEN, "i" * 10]) + ".",
+    ),
+    (
+        "one character too many",
+        lambda: replies.games_summary([*FIFTEEN, "i" * 11], []),
+        "Waiting on: " + ", ".join(FIFTEEN) + " +1 more.",
+    ),
+    (
+        "two long lists share the segment",
+        lambda: replies.games_summary(
+            [f"player{i:02}" for i in range(12)], [f"friend{i:02}" for i in range(12)]
+        ),
+        "Waiting on: player00, player01, player02, player03, player04, player05 +6 more. "
+        "Waiting on you: friend00, friend01, friend02, friend03, friend04 +7 more.",
+    ),
+    (
+        "limit reached",
+        lambda: replies.reply_limit_reached(20),
+        "That's a lot of texts! To keep this game free, I'll stay quiet for about 20 min. "
+        "Your moves still count.",
+    ),
+    ("welcome back", replies.welcome_back, "Welcome back! Text NICK and a name to play again."),
+    (
+        "help",
+        replies.help_overview,
+        "Rock-paper-scissors by SMS! NICK <name> to join, THROW <move> <nick> to play "
+        "(rock, paper or scissors), GAMES, SCORE. HELP <command> for more.",
+    ),
+    (
+        "unknown help topic",
+        replies.unknown_help_topic,
+        "There's no help on that. Commands: NICK, THROW, GAMES, SCORE, STOP. Text HELP for more.",
+    ),
+    ("help on nothing", lambda: replies.help_topic("dance"), None),
+]
+
+
+@pytest.mark.parametrize(("call", "expected"), [case[1:] for case in CASES], ids=[case[0] for case in CASES])
+def test_the_reply_says(call: Callable[[], str | None], expected: str | None) -> None:
+    assert call() == expected
+
+
+@pytest.mark.parametrize(
+    ("topic", "opening"),
+    [
+        ("nick", "NICK <name> sets your nickname"),
+        ("NAME", "NICK <name> sets your nickname"),
+        ("throw", "THROW <move> <nick> plays a nickname."),
+        ("t", "THROW <move> <nick>"),
+        ("Play", "THROW <move> <nick>"),
+        ("p", "THROW <move> <nick>"),
+        ("games", "GAMES lists whom you are waiting on"),
+        ("score", "SCORE shows your wins, losses, ties"),
+        ("stop", "STOP deletes your data"),
+        ("quit", "STOP deletes your data"),
+        ("start", "STOP deletes your data and cancels your open games. START to come back."),
+    ],
+)
+def test_help_on_each_command_and_its_aliases(topic: str, opening: str) -> None:
+    text = replies.help_topic(topic)
+    assert text is not None
+    assert text.startswith(opening)
