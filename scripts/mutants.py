@@ -2,6 +2,7 @@
 
     make mutants                      # every group, then the table below
     .venv/bin/python scripts/mutants.py --group core --module rules
+    .venv/bin/python scripts/mutants.py --again   # after new tests: re-judge only what survived
 
 mutmut (https://github.com/boxed/mutmut) does the planting and the running. It copies the tree into
 `mutants/`, rewrites every function so that one mutant at a time can be switched on, records which
@@ -119,6 +120,29 @@ class Equivalent:
         return self.removed.strip() in removed and self.added.strip() in added
 
 
+# DynamoDB expression keywords are case-insensitive ("Keywords are not case sensitive", DynamoDB
+# Developer Guide, expressions); attribute names, placeholders and function names are not.
+EXPRESSION_KEYWORDS = {"SET", "REMOVE", "ADD", "DELETE", "AND", "OR", "NOT", "IN", "BETWEEN"}
+
+
+def only_keyword_case_changed(mutant: Mutant) -> bool:
+    """A mutant that changes nothing but the case of DynamoDB expression keywords."""
+    removed = [line[1:] for line in mutant.diff.splitlines() if line.startswith("-  ")]
+    added = [line[1:] for line in mutant.diff.splitlines() if line.startswith("+  ")]
+    if len(removed) != len(added) or not removed:
+        return False
+    for before, after in zip(removed, added, strict=True):
+        words_before, words_after = re.findall(r"[A-Za-z_]+", before), re.findall(r"[A-Za-z_]+", after)
+        if len(words_before) != len(words_after) or re.sub(r"[A-Za-z_]+", "", before) != re.sub(
+            r"[A-Za-z_]+", "", after
+        ):
+            return False
+        for old, new in zip(words_before, words_after, strict=True):
+            if old != new and not (old.upper() == new.upper() and old.upper() in EXPRESSION_KEYWORDS):
+                return False
+    return removed != added
+
+
 def load_equivalents() -> list[Equivalent]:
     with EQUIVALENTS_FILE.open("rb") as handle:
         entries = tomllib.load(handle).get("equivalent", [])
@@ -161,6 +185,33 @@ def prepare(group: Group, only: list[str]) -> Path:
     return where
 
 
+def refresh(group: Group, only: list[str]) -> Path:
+    """Bring the working tree's changes into the group's existing copy, keeping mutmut's results.
+
+    A changed module to mutate gets a newer modification time, so mutmut mutates it again (its
+    functions' mutants lose their results); any other changed file is also updated inside
+    mutmut's own copy, `mutants/`, which mutmut does not refresh by itself.
+    """
+    where = SCRATCH / group.name
+    if not (where / "mutants").is_dir():
+        raise SystemExit(f"nothing to run again: no earlier run of {group.name} in {where}")
+    mutated = {f"serverless_rps/{module}.py" for module in (only or group.modules)}
+    for name in working_tree_files():
+        source = ROOT / name
+        if source.is_symlink() or source.is_dir() or name == "pyproject.toml":
+            continue
+        target = where / name
+        if target.exists() and target.read_bytes() == source.read_bytes():
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
+        inner = where / "mutants" / name
+        if name not in mutated:
+            inner.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, inner)
+    return where
+
+
 def toml_list(values: list[str]) -> str:
     return (
         "[" + ", ".join('"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"' for value in values) + "]"
@@ -178,21 +229,45 @@ def mutmut(where: Path, *args: str) -> str:
     return result.stdout
 
 
-def run_group(group: Group, only: list[str], equivalents: list[Equivalent]) -> list[Mutant]:
-    where = prepare(group, only)
-    started = time.monotonic()
-    print(f"[{group.name}] mutmut run over {', '.join(only or group.modules)} ...", flush=True)
-    mutmut(where, "run", "--max-children", str(os.cpu_count() or 2))
-    print(f"[{group.name}] {time.monotonic() - started:.0f} s", flush=True)
+def results(where: Path) -> list[Mutant]:
     mutants = []
     for line in mutmut(where, "results", "--all", "true").splitlines():
         match = re.match(r"\s*(serverless_rps\.(\w+)\.\S+): (.+)$", line)
         if match:
             mutants.append(Mutant(match[1], match[2], match[3].strip()))
+    return mutants
+
+
+def run_group(group: Group, only: list[str], equivalents: list[Equivalent], *, again: bool) -> list[Mutant]:
+    started = time.monotonic()
+    children = ["--max-children", str(os.cpu_count() or 2)]
+    if again:
+        where = SCRATCH / group.name
+        survivors = (
+            [m.name for m in results(where) if m.status not in KILLED] if (where / "mutants").is_dir() else []
+        )
+        refresh(group, only)
+        print(
+            f"[{group.name}] mutmut run again: changed functions, then {len(survivors)} survivors", flush=True
+        )
+        mutmut(where, "run", *children)  # mutants without a result: those of changed functions
+        still_there = {m.name for m in results(where)}
+        survivors = [name for name in survivors if name in still_there]
+        for start in range(0, len(survivors), 200):
+            mutmut(where, "run", *children, *survivors[start : start + 200])
+    else:
+        where = prepare(group, only)
+        print(f"[{group.name}] mutmut run over {', '.join(only or group.modules)} ...", flush=True)
+        mutmut(where, "run", *children)
+    print(f"[{group.name}] {time.monotonic() - started:.0f} s", flush=True)
+    mutants = results(where)
     for mutant in mutants:
         if mutant.status in KILLED:
             continue
         mutant.diff = mutmut(where, "show", mutant.name)
+        if only_keyword_case_changed(mutant):
+            mutant.equivalent_because = "DynamoDB expression keywords are case-insensitive"
+            continue
         for equivalent in equivalents:
             if equivalent.matches(mutant):
                 equivalent.used += 1
@@ -234,6 +309,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--group", choices=[g.name for g in GROUPS], action="append")
     parser.add_argument("--module", action="append", default=[], help="only these modules (in one group)")
+    parser.add_argument(
+        "--again",
+        action="store_true",
+        help="reuse the last run's copy: run the mutants of changed functions and the survivors only",
+    )
     options = parser.parse_args()
     equivalents = load_equivalents()
     mutants: list[Mutant] = []
@@ -243,7 +323,7 @@ def main() -> int:
         only = [m for m in options.module if m in group.modules]
         if options.module and not only:
             continue
-        mutants += run_group(group, only, equivalents)
+        mutants += run_group(group, only, equivalents, again=options.again)
     for equivalent in equivalents:
         if equivalent.used == 0 and any(m.module == equivalent.module for m in mutants):
             print(f"note: no mutant matched an equivalent in {equivalent.module}: {equivalent.removed!r}")

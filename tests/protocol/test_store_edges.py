@@ -256,3 +256,13 @@ def test_a_claim_on_a_completed_message_is_recognised_when_the_refusal_omits_the
         events.unregister("after-call.dynamodb.PutItem", drop_item)
     assert isinstance(again, CompletedRecord)
     assert again.outbox == record.outbox
+
+
+def test_only_the_holder_of_the_outbox_lease_can_give_it_back(game: Game) -> None:
+    record = _waiting_record(game)
+    now = time.time()
+    assert game.store.lease_outbox(record, "sender-1", now) is not None
+    game.store.release_outbox(record.key, "sender-2")  # not the holder: nothing happens, no error
+    assert game.store.lease_outbox(record, "sender-2", now) is None, "the lease is still sender-1's"
+    game.store.release_outbox(record.key, "sender-1")
+    assert game.store.lease_outbox(record, "sender-2", now) is not None

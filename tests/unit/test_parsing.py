@@ -279,7 +279,9 @@ def test_variation_selectors_inside_a_word_are_ignored(selector: str) -> None:
     assert parse(f"ro{selector}ck bob") == Throw(Move.ROCK, "bob")
 
 
-@pytest.mark.parametrize("character", ["\ufe10", "\U000e01f0"], ids=["vertical-comma", "unassigned"])
+@pytest.mark.parametrize(
+    "character", ["\ufe10", "\U000e01f0"], ids=["vertical-comma-becomes-a-comma", "unassigned"]
+)
 def test_characters_just_past_the_variation_selectors_are_not_ignored(character: str) -> None:
     assert parse(f"ro{character}ck bob") == ReplyOnly(replies.unknown_command())
 
