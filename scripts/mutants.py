@@ -2,7 +2,7 @@
 
     make mutants                      # every group, then the table below
     .venv/bin/python scripts/mutants.py --group core --module rules
-    .venv/bin/python scripts/mutants.py --again   # after new tests: re-judge only what survived
+    .venv/bin/python scripts/mutants.py --again   # after new tests: judge the survivors' functions again
 
 mutmut (https://github.com/boxed/mutmut) does the planting and the running. It copies the tree into
 `mutants/`, rewrites every function so that one mutant at a time can be switched on, records which
@@ -55,9 +55,9 @@ class Group:
 GROUPS = (
     Group(
         "core",
-        ("rules", "parsing", "replies", "reply_budget"),
+        ("rules", "parsing", "replies", "reply_budget", "game"),
         ("tests/unit",),
-        "the pure core with fast tests of its own: judged by the unit tests alone",
+        "the pure core, decisions without I/O: judged by its unit tests alone",
     ),
     Group(
         "engine",
@@ -73,7 +73,7 @@ GROUPS = (
             "exceptions",
         ),
         ("tests/unit", "tests/protocol"),
-        "the game's decisions, the store, the processor and the edges: judged by the protocol tests on moto",
+        "the store, the processor and the edges: judged by the protocol tests on moto",
     ),
 )
 # Not mutated: serverless_rps/local/ and __main__ (the local stack and the CLI that starts it, which
@@ -84,6 +84,7 @@ GROUPS = (
 IGNORED_TESTS = ("tests/unit/test_template.py",)
 
 KILLED = {"killed", "caught by type check", "timeout"}
+JUDGED_ALIVE = {"survived", "no tests", "suspicious"}
 
 
 @dataclass
@@ -243,18 +244,16 @@ def run_group(group: Group, only: list[str], equivalents: list[Equivalent], *, a
     children = ["--max-children", str(os.cpu_count() or 2)]
     if again:
         where = SCRATCH / group.name
-        survivors = (
-            [m.name for m in results(where) if m.status not in KILLED] if (where / "mutants").is_dir() else []
-        )
+        if not (where / "mutants").is_dir():
+            raise SystemExit(f"nothing to run again: no earlier run of {group.name} in {where}")
+        # Every mutant of a function that had a survivor: its survivors, and its mutants anew if
+        # the function changed since (mutmut renumbers them then).
+        functions = {m.name.rsplit("__mutmut_", 1)[0] for m in results(where) if m.status in JUDGED_ALIVE}
         refresh(group, only)
-        print(
-            f"[{group.name}] mutmut run again: changed functions, then {len(survivors)} survivors", flush=True
-        )
-        mutmut(where, "run", *children)  # mutants without a result: those of changed functions
-        still_there = {m.name for m in results(where)}
-        survivors = [name for name in survivors if name in still_there]
-        for start in range(0, len(survivors), 200):
-            mutmut(where, "run", *children, *survivors[start : start + 200])
+        print(f"[{group.name}] mutmut run again over {len(functions)} functions with survivors", flush=True)
+        patterns = sorted(f"{function}__mutmut_*" for function in functions)
+        for start in range(0, len(patterns), 100):
+            mutmut(where, "run", *children, *patterns[start : start + 100])
     else:
         where = prepare(group, only)
         print(f"[{group.name}] mutmut run over {', '.join(only or group.modules)} ...", flush=True)
@@ -262,7 +261,7 @@ def run_group(group: Group, only: list[str], equivalents: list[Equivalent], *, a
     print(f"[{group.name}] {time.monotonic() - started:.0f} s", flush=True)
     mutants = results(where)
     for mutant in mutants:
-        if mutant.status in KILLED:
+        if mutant.status not in JUDGED_ALIVE:
             continue
         mutant.diff = mutmut(where, "show", mutant.name)
         if only_keyword_case_changed(mutant):
@@ -285,24 +284,29 @@ def report(mutants: list[Mutant]) -> int:
             counts["killed"] += 1
         elif mutant.equivalent_because:
             counts["equivalent"] += 1
-        else:
+        elif mutant.status in JUDGED_ALIVE:
             counts["survived"] += 1
-    print("\n| module | mutants | killed | equivalent | survived | score |")
-    print("|---|---:|---:|---:|---:|---:|")
+        else:
+            counts["not run"] += 1  # an interrupted run: mutmut has no verdict yet
+    print("\n| module | mutants | killed | equivalent | survived | not run | score |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for module, counts in sorted(by_module.items()):
-        judged = counts["total"] - counts["equivalent"]
-        score = 100.0 * counts["killed"] / judged if judged else 100.0
+        judged = counts["killed"] + counts["survived"]
+        score = f"{100.0 * counts['killed'] / judged:.1f}%" if judged else "-"
         print(
             f"| {module} | {counts['total']} | {counts['killed']} | {counts['equivalent']} "
-            f"| {counts['survived']} | {score:.1f}% |"
+            f"| {counts['survived']} | {counts['not run']} | {score} |"
         )
-    survivors = [m for m in mutants if m.status not in KILLED and not m.equivalent_because]
+    survivors = [m for m in mutants if m.status in JUDGED_ALIVE and not m.equivalent_because]
     for mutant in survivors:
         print(f"\n## {mutant.name} ({mutant.status}, in {mutant.function})\n{mutant.diff.strip()}")
     failing = [m for m in survivors if m.module in GOAL_MODULES]
+    unjudged = [m for m in mutants if m.module in GOAL_MODULES and m.status not in KILLED | JUDGED_ALIVE]
     if failing:
         print(f"\n{len(failing)} surviving mutant(s) in {', '.join(sorted({m.module for m in failing}))}")
-    return 1 if failing else 0
+    if unjudged:
+        print(f"\n{len(unjudged)} mutant(s) in goal modules not run yet")
+    return 1 if failing or unjudged else 0
 
 
 def main() -> int:
@@ -312,7 +316,7 @@ def main() -> int:
     parser.add_argument(
         "--again",
         action="store_true",
-        help="reuse the last run's copy: run the mutants of changed functions and the survivors only",
+        help="reuse the last run's copy: judge again every mutant of each function that had a survivor",
     )
     options = parser.parse_args()
     equivalents = load_equivalents()

@@ -1,0 +1,311 @@
+"""The game's decisions, pure: for each use case and each of its branches, the whole Decision.
+
+The protocol tests play these through DynamoDB; here each rule is checked at its edge (a limit
+reached or not, an entry expiring at the very second, a streak changing sign) in microseconds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from serverless_rps import game, replies
+from serverless_rps.game import Challenge, Decision, Limits, PendingThrow, Player, Reply
+from serverless_rps.parsing import SetNickname, Throw
+from serverless_rps.rules import Move, Outcome
+
+ALICE, BOB, CAROL = "+15551110001", "+15552220002", "+15553330003"
+NOW = 1_000_000.0
+DAY = 24 * 60 * 60.0
+LIMITS = Limits(challenge_expiry_seconds=DAY, max_open_games=2, max_open_challenges=2, max_counterparts=3)
+
+alice = Player(ALICE, "alice-1", "allce", "Alice")
+bob = Player(BOB, "bob-1", "bob", "Bob")
+carol = Player(CAROL, "carol-1", "carol", "Carol")
+
+
+def _thrown(
+    thrower: Player, target: Player, move: Move, expires_at: float = NOW + DAY
+) -> tuple[Player, Player]:
+    """`thrower` has thrown `move` at `target`: the mirrored pair of entries."""
+    return (
+        replace(
+            thrower, games={**thrower.games, target.phone: PendingThrow(move, target.player_id, expires_at)}
+        ),
+        replace(
+            target, challenges={**target.challenges, thrower.phone: Challenge(thrower.player_id, expires_at)}
+        ),
+    )
+
+
+def _others(n: int) -> list[str]:
+    return [f"+1555999{index:04d}" for index in range(n)]
+
+
+def test_a_refusal_is_one_reply_to_the_sender_and_changes_nothing() -> None:
+    assert game.reply_only(ALICE, "No.") == Decision(replies=(Reply(ALICE, "No."),), players={})
+    assert game.show_score(ALICE, None) == Decision(replies=(Reply(ALICE, replies.not_registered()),))
+
+
+# -- nicknames ---------------------------------------------------------------------------------------
+
+
+def test_a_new_phone_registers_and_claims_its_nickname() -> None:
+    decision = game.set_nickname(ALICE, None, SetNickname("Alice"), None, "alice-1")
+    assert decision == Decision(
+        replies=(Reply(ALICE, replies.nick_registered("Alice")),),
+        players={ALICE: alice},
+        claim_nickname=alice,
+    )
+
+
+def test_a_nickname_held_by_another_phone_is_refused() -> None:
+    assert game.set_nickname(ALICE, alice, SetNickname("Bob"), BOB, "x") == game.reply_only(
+        ALICE, replies.nick_taken("Bob")
+    )
+    assert game.set_nickname(CAROL, None, SetNickname("B0b"), BOB, "x") == game.reply_only(
+        CAROL, replies.nick_taken("B0b")
+    )
+
+
+def test_the_same_name_again_changes_nothing() -> None:
+    assert game.set_nickname(ALICE, alice, SetNickname("Alice"), ALICE, "x") == game.reply_only(
+        ALICE, replies.nick_unchanged("Alice")
+    )
+
+
+def test_a_new_case_keeps_the_nickname_row() -> None:
+    decision = game.set_nickname(ALICE, alice, SetNickname("ALICE"), ALICE, "x")
+    recased = replace(alice, display_name="ALICE")
+    assert decision == Decision(
+        replies=(Reply(ALICE, replies.nick_changed("Alice", "ALICE")),),
+        players={ALICE: recased},
+        claim_nickname=recased,
+        release_nickname=None,
+    )
+
+
+def test_a_rename_keeps_the_games_and_gives_the_old_name_back() -> None:
+    thrower, _ = _thrown(alice, bob, Move.ROCK)
+    decision = game.set_nickname(ALICE, thrower, SetNickname("Queen"), None, "x")
+    renamed = replace(thrower, nickname="queen", display_name="Queen")
+    assert decision == Decision(
+        replies=(Reply(ALICE, replies.nick_changed("Alice", "Queen")),),
+        players={ALICE: renamed},
+        claim_nickname=renamed,
+        release_nickname="allce",
+    )
+
+
+# -- throws ------------------------------------------------------------------------------------------
+
+
+def test_a_throw_from_a_phone_without_a_nickname_is_refused() -> None:
+    assert game.throw(ALICE, None, bob, Throw(Move.ROCK, "bob"), NOW, LIMITS) == game.reply_only(
+        ALICE, replies.not_registered()
+    )
+
+
+def test_a_throw_at_nobody_or_at_yourself_is_refused() -> None:
+    assert game.throw(ALICE, alice, None, Throw(Move.ROCK, "zed"), NOW, LIMITS) == game.reply_only(
+        ALICE, replies.unknown_player("zed")
+    )
+    assert game.throw(ALICE, alice, alice, Throw(Move.ROCK, "alice"), NOW, LIMITS) == game.reply_only(
+        ALICE, replies.cannot_throw_at_self()
+    )
+
+
+def test_a_first_throw_waits_for_the_opponent_and_challenges_them() -> None:
+    decision = game.throw(ALICE, alice, bob, Throw(Move.PAPER, "bob"), NOW, LIMITS)
+    thrower, challenged = _thrown(alice, bob, Move.PAPER, NOW + DAY)
+    assert decision == Decision(
+        replies=(
+            Reply(ALICE, replies.throw_waiting("Bob", Move.PAPER)),
+            Reply(BOB, replies.challenged("Alice")),
+        ),
+        players={ALICE: thrower, BOB: challenged},
+    )
+
+
+def test_throwing_again_at_the_same_opponent_is_refused_while_the_first_throw_lives() -> None:
+    thrower, challenged = _thrown(alice, bob, Move.ROCK, NOW + 1)
+    assert game.throw(ALICE, thrower, challenged, Throw(Move.PAPER, "bob"), NOW, LIMITS) == game.reply_only(
+        ALICE, replies.already_thrown("Bob")
+    )
+
+
+def test_a_throw_expiring_this_very_second_is_over_and_replaced_never_scored() -> None:
+    thrower, challenged = _thrown(bob, alice, Move.ROCK, NOW)
+    decision = game.throw(ALICE, challenged, thrower, Throw(Move.PAPER, "bob"), NOW, LIMITS)
+    fresh_alice, fresh_bob = _thrown(alice, bob, Move.PAPER, NOW + DAY)
+    assert decision.players == {ALICE: fresh_alice, BOB: fresh_bob}
+    assert decision.replies[0] == Reply(ALICE, replies.throw_waiting("Bob", Move.PAPER))
+
+
+def test_bobs_throw_at_alices_former_self_is_replaced_by_her_throw_not_resolved() -> None:
+    thrower, _ = _thrown(bob, replace(alice, player_id="alice-0"), Move.ROCK)
+    me = replace(alice, challenges={BOB: Challenge("bob-1", NOW + DAY)})
+    decision = game.throw(ALICE, me, thrower, Throw(Move.PAPER, "bob"), NOW, LIMITS)
+    assert decision.players[ALICE].games == {BOB: PendingThrow(Move.PAPER, "bob-1", NOW + DAY)}
+    assert decision.players[ALICE].challenges == {}, "the old challenge is replaced, not kept"
+    assert decision.players[BOB].games == {}
+    assert (decision.players[ALICE].wins, decision.players[ALICE].losses) == (0, 0)
+
+
+def test_answering_a_throw_resolves_the_game_for_both() -> None:
+    thrower, challenged = _thrown(bob, alice, Move.ROCK)
+    decision = game.throw(ALICE, challenged, thrower, Throw(Move.PAPER, "bob"), NOW, LIMITS)
+    assert decision == Decision(
+        replies=(
+            Reply(ALICE, replies.result(Outcome.WIN, Move.PAPER, Move.ROCK, "Bob")),
+            Reply(BOB, replies.result(Outcome.LOSS, Move.ROCK, Move.PAPER, "Alice")),
+        ),
+        players={ALICE: replace(alice, wins=1, streak=1), BOB: replace(bob, losses=1, streak=-1)},
+    )
+
+
+def test_a_tie_counts_for_both_and_ends_both_streaks() -> None:
+    thrower, challenged = _thrown(replace(bob, streak=-2), replace(alice, streak=3), Move.ROCK)
+    decision = game.throw(ALICE, challenged, thrower, Throw(Move.ROCK, "bob"), NOW, LIMITS)
+    assert decision.players == {ALICE: replace(alice, ties=1), BOB: replace(bob, ties=1)}
+    assert decision.replies[1] == Reply(BOB, replies.result(Outcome.TIE, Move.ROCK, Move.ROCK, "Alice"))
+
+
+def test_streaks_grow_and_change_sign() -> None:
+    scored = {
+        (streak, outcome): game._scored(replace(alice, streak=streak), outcome).streak
+        for streak in (-2, 0, 3)
+        for outcome in (Outcome.WIN, Outcome.LOSS)
+    }
+    assert scored == {
+        (-2, Outcome.WIN): 1,
+        (0, Outcome.WIN): 1,
+        (3, Outcome.WIN): 4,
+        (-2, Outcome.LOSS): -3,
+        (0, Outcome.LOSS): -1,
+        (3, Outcome.LOSS): -1,
+    }
+
+
+def test_only_the_resolved_pair_leaves_the_records() -> None:
+    thrower, challenged = _thrown(bob, alice, Move.ROCK)
+    challenged, other = _thrown(challenged, carol, Move.SCISSORS)
+    decision = game.throw(ALICE, challenged, thrower, Throw(Move.PAPER, "bob"), NOW, LIMITS)
+    assert decision.players[ALICE].games == {CAROL: PendingThrow(Move.SCISSORS, "carol-1", NOW + DAY)}
+    assert decision.players[ALICE].challenges == {}
+    assert other.challenges == {ALICE: Challenge("alice-1", NOW + DAY)}
+
+
+def _with_games(player: Player, phones: list[str], expires_at: float = NOW + DAY) -> Player:
+    return replace(player, games={phone: PendingThrow(Move.ROCK, "p", expires_at) for phone in phones})
+
+
+def _with_challenges(player: Player, phones: list[str], expires_at: float = NOW + DAY) -> Player:
+    return replace(player, challenges={phone: Challenge("p", expires_at) for phone in phones})
+
+
+def test_open_games_are_limited_and_expired_ones_do_not_count() -> None:
+    command = Throw(Move.ROCK, "bob")
+    one_open = _with_games(alice, _others(1))
+    assert game.throw(ALICE, one_open, bob, command, NOW, LIMITS).players, "the second game is allowed"
+    two_open = _with_games(alice, _others(2))
+    assert game.throw(ALICE, two_open, bob, command, NOW, LIMITS) == game.reply_only(
+        ALICE, replies.too_many_open_games(2)
+    )
+    two_expired = _with_games(alice, _others(2), expires_at=NOW)
+    assert game.throw(ALICE, two_expired, bob, command, NOW, LIMITS).players
+
+
+def test_an_opponent_with_too_many_challenges_is_too_busy() -> None:
+    command = Throw(Move.ROCK, "bob")
+    assert game.throw(ALICE, alice, _with_challenges(bob, _others(1)), command, NOW, LIMITS).players
+    assert game.throw(
+        ALICE, alice, _with_challenges(bob, _others(2)), command, NOW, LIMITS
+    ) == game.reply_only(ALICE, replies.opponent_too_busy("Bob"))
+    expired = _with_challenges(bob, _others(2), expires_at=NOW)
+    assert game.throw(ALICE, alice, expired, command, NOW, LIMITS).players
+
+
+def test_a_record_mentioning_too_many_phones_takes_no_new_one() -> None:
+    # Expired entries count: they stay stored until the pair meets again or one opts out.
+    command = Throw(Move.ROCK, "bob")
+    full = _with_challenges(alice, _others(3), expires_at=NOW - 1)
+    assert game.throw(ALICE, full, bob, command, NOW, LIMITS) == game.reply_only(
+        ALICE, replies.too_many_open_games(2)
+    )
+    nearly_full = _with_challenges(alice, _others(2), expires_at=NOW - 1)
+    assert game.throw(ALICE, nearly_full, bob, command, NOW, LIMITS).players
+    bob_full = _with_games(bob, _others(3), expires_at=NOW - 1)
+    assert game.throw(ALICE, alice, bob_full, command, NOW, LIMITS) == game.reply_only(
+        ALICE, replies.opponent_too_busy("Bob")
+    )
+    # A phone already mentioned is no new counterpart, on either side.
+    full_with_bob = _with_challenges(alice, [BOB, *_others(2)], expires_at=NOW - 1)
+    assert game.throw(ALICE, full_with_bob, bob, command, NOW, LIMITS).players
+    bob_full_with_alice = _with_games(bob, [ALICE, *_others(2)], expires_at=NOW - 1)
+    assert game.throw(ALICE, alice, bob_full_with_alice, command, NOW, LIMITS).players
+
+
+# -- games, score, opt-out ----------------------------------------------------------------------------
+
+
+def test_games_lists_live_entries_of_current_opponents_in_phone_order() -> None:
+    me = replace(
+        alice,
+        games={
+            CAROL: PendingThrow(Move.ROCK, "carol-1", NOW + 1),
+            BOB: PendingThrow(Move.ROCK, "bob-1", NOW + 1),
+            "+15550000009": PendingThrow(Move.ROCK, "gone", NOW + 1),  # no record any more
+        },
+        challenges={BOB: Challenge("bob-1", NOW + 1), CAROL: Challenge("carol-1", NOW + 1)},
+    )
+    bob_waiting = replace(bob, games={ALICE: PendingThrow(Move.PAPER, "alice-1", NOW + 1)})
+    carol_expired = replace(carol, games={ALICE: PendingThrow(Move.PAPER, "alice-1", NOW)})
+    decision = game.list_games(ALICE, me, {BOB: bob_waiting, CAROL: carol_expired}, NOW)
+    assert decision == game.reply_only(ALICE, replies.games_summary(["Bob", "Carol"], ["Bob"]))
+
+
+def test_games_leaves_out_a_throw_at_an_old_self_of_the_opponent() -> None:
+    me = replace(alice, games={BOB: PendingThrow(Move.ROCK, "bob-0", NOW + 1)})
+    assert game.list_games(ALICE, me, {BOB: bob}, NOW) == game.reply_only(
+        ALICE, replies.games_summary([], [])
+    )
+
+
+def test_games_and_score_need_a_nickname() -> None:
+    assert game.list_games(ALICE, None, {}, NOW) == game.reply_only(ALICE, replies.not_registered())
+    assert game.show_score(ALICE, None) == game.reply_only(ALICE, replies.not_registered())
+
+
+def test_score_shows_the_record() -> None:
+    me = replace(alice, wins=3, losses=1, ties=2, streak=-1)
+    assert game.show_score(ALICE, me) == game.reply_only(ALICE, replies.score(3, 1, 2, -1))
+
+
+def test_opt_out_deletes_the_player_and_every_entry_about_them() -> None:
+    alice_threw, bob_challenged = _thrown(alice, bob, Move.ROCK)
+    carol_threw, alice_both = _thrown(carol, alice_threw, Move.PAPER)
+    stranger = replace(carol, phone="+15550000009")  # locked, but mentions nobody
+    counterparts = {ALICE: alice_both, BOB: bob_challenged, CAROL: carol_threw, stranger.phone: stranger}
+    assert game.opt_out(ALICE, alice_both, counterparts) == Decision(
+        players={ALICE: None, BOB: bob, CAROL: carol},
+        release_nickname="allce",
+    )
+
+
+def test_opt_out_skips_counterparts_that_are_gone_and_replies_nothing() -> None:
+    thrower, _ = _thrown(alice, bob, Move.ROCK)
+    assert game.opt_out(ALICE, thrower, {BOB: None}) == Decision(
+        players={ALICE: None}, release_nickname="allce"
+    )
+    assert game.opt_out(ALICE, None, {}) == Decision()
+
+
+def test_a_record_without_one_phone_keeps_the_others_and_pruning_drops_what_expired() -> None:
+    both = replace(
+        alice, games={BOB: PendingThrow(Move.ROCK, "b", NOW)}, challenges={CAROL: Challenge("c", NOW)}
+    )
+    assert both.without(BOB) == replace(alice, challenges={CAROL: Challenge("c", NOW)})
+    assert both.without(CAROL) == replace(alice, games={BOB: PendingThrow(Move.ROCK, "b", NOW)})
+    assert both.counterpart_phones() == [BOB, CAROL]
+    assert both.pruned(NOW - 1) == both
+    assert both.pruned(NOW) == alice
