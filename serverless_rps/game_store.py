@@ -322,8 +322,10 @@ class DynamoGameStore:
                 response = self._dynamodb.batch_get_item(
                     RequestItems={self._tables.idempotency: {"Keys": request, "ConsistentRead": True}}
                 )
-                found.extend(response.get("Responses", {}).get(self._tables.idempotency, []))
-                unprocessed = response.get("UnprocessedKeys", {}).get(self._tables.idempotency)
+                # Both maps are always in the answer; a table is missing from one when it has nothing
+                # there (every key held back, or none).
+                found.extend(response["Responses"].get(self._tables.idempotency, []))
+                unprocessed = response["UnprocessedKeys"].get(self._tables.idempotency)
                 request = unprocessed["Keys"] if unprocessed else []
         return found
 
@@ -336,16 +338,16 @@ class DynamoGameStore:
         names = {"#to": "to", **{f"#i{index}": str(index) for index in unsent}}
         values: dict[str, Any] = {":phone": {"S": phone}}
         sets = [f"delivered.#i{index} = :erased" for index in unsent]
-        others: list[str] = []
-        if set(record.undelivered()) <= set(mine):
-            # Nothing left to send once these are erased: drop the outbox, as the last delivery would.
+        # Nothing left to send once these are erased: drop the outbox, as the last delivery would.
+        drop = set(record.undelivered()) <= set(mine)
+        if drop:
             dropped, more, others = self._outbox_dropped(record, erased=phone)
             values.update(more)
             expression = "SET " + ", ".join(sets + dropped) + " REMOVE outbox"
         else:
             sets += [f"outbox[{index}].#to = :erased, outbox[{index}].body = :erased" for index in mine]
             expression = "SET " + ", ".join(sets)
-        if unsent or "outbox[" in expression:
+        if sets:
             values[":erased"] = {"S": ERASED}
         with _translated("erase a number from an outbox"):
             try:
@@ -364,8 +366,10 @@ class DynamoGameStore:
                 # the last delivery drops the whole outbox, a concurrent erasure of this number
                 # rewrites every one of them. Either way, none of them holds the number now.
                 return
-        if others:
-            self.finish(replace(record, outbox=(), recipients=tuple(others)))
+        if drop:
+            # What the last delivery would have done next (`finish`), for the other recipients.
+            for contact in others:
+                self._forget_pending(contact, [record.key])
 
     def _get_idempotency_item(self, key: str) -> dict[str, Any] | None:
         response = self._dynamodb.get_item(
@@ -401,11 +405,11 @@ class DynamoGameStore:
                 response = self._dynamodb.batch_get_item(
                     RequestItems={self._tables.game_state: {"Keys": keys, "ConsistentRead": True}}
                 )
-                for item in response.get("Responses", {}).get(self._tables.game_state, []):
+                for item in response["Responses"].get(self._tables.game_state, []):
                     player = _player_from_item(item)
                     if player is not None:
                         players[player.phone] = player
-                unprocessed = response.get("UnprocessedKeys", {}).get(self._tables.game_state)
+                unprocessed = response["UnprocessedKeys"].get(self._tables.game_state)
                 keys = unprocessed["Keys"] if unprocessed else []
         return players
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -153,6 +154,46 @@ def new_store(dynamodb: Any) -> DynamoGameStore:
     )
 
 
+_PLACEHOLDER = re.compile(r"[:#][A-Za-z0-9_]+")
+_EXPRESSIONS = (
+    "UpdateExpression",
+    "ConditionExpression",
+    "ProjectionExpression",
+    "FilterExpression",
+    "KeyConditionExpression",
+)
+
+
+def _unused_placeholders(request: dict[str, Any]) -> list[str]:
+    """ExpressionAttributeNames / Values entries that no expression of the request uses."""
+    used = {match for name in _EXPRESSIONS for match in _PLACEHOLDER.findall(request.get(name, ""))}
+    declared = set(request.get("ExpressionAttributeNames", {})) | set(
+        request.get("ExpressionAttributeValues", {})
+    )
+    return sorted(declared - used)
+
+
+class RequestsDynamoDbWouldRefuse:
+    """DynamoDB refuses a request that declares a name or value its expressions do not use; moto
+    accepts it. Every request the protocol makes is checked here on either engine, so a mistake
+    of that kind fails on moto too, and at once, not only in the DynamoDB Local run."""
+
+    def __init__(self, dynamodb: Any) -> None:
+        self.refused: list[str] = []
+        dynamodb.meta.events.register("provide-client-params.dynamodb", self._check)
+
+    def _check(self, params: dict[str, Any], model: Any, **_: Any) -> None:
+        requests = [params]
+        for action in params.get("TransactItems", []):
+            requests += list(action.values())
+        requests += list(params.get("RequestItems", {}).values()) if model.name == "BatchGetItem" else []
+        for request in requests:
+            unused = _unused_placeholders(request)
+            if unused:
+                self.refused.append(f"{model.name} declares {unused} but never uses them")
+                raise AssertionError(self.refused[-1])
+
+
 class Game:
     """A player's-eye driver: `game.text(ALICE, "nick alice")` processes one inbound SMS."""
 
@@ -166,6 +207,7 @@ class Game:
     ) -> None:
         self.dynamodb = dynamodb
         self.sms = sms
+        self.strict = RequestsDynamoDbWouldRefuse(dynamodb)
         self.store = new_store(dynamodb)
         self.processor = MessageProcessor(
             self.store,
@@ -226,5 +268,8 @@ def sms() -> FakeSms:
 
 
 @pytest.fixture
-def game(dynamodb: Any, sms: FakeSms, clock: Any) -> Game:
-    return Game(dynamodb, sms)
+def game(dynamodb: Any, sms: FakeSms, clock: Any) -> Iterator[Game]:
+    game = Game(dynamodb, sms)
+    yield game
+    # A refused request in a best-effort clean-up is only logged by the engine: fail the test here.
+    assert game.strict.refused == []

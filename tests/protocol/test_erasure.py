@@ -76,6 +76,32 @@ def test_a_reply_still_waiting_to_be_sent_is_erased_and_never_sent(game: Game) -
     )
     assert record["delivered"]["M"]["1"]["S"] == ERASED
     assert "outbox" not in record
+    # What the record keeps for a late redelivery names bob (a keyed hash), not alice ...
+    assert record["recipients"]["SS"] == [game.store.contact_id(BOB)]
+    # ... and bob's contact record no longer lists it as holding a reply to him.
+    contacts = {item["messageId"]["S"]: item for item in game.items(TABLES.idempotency)}
+    assert bob_throw.idempotency_key not in contacts[game.store.contact_id(BOB)].get(
+        "pending_replies", {}
+    ).get("SS", [])
+
+
+def test_a_stop_after_its_own_reply_went_out_erases_it_and_the_others_still_get_theirs(game: Game) -> None:
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    game.sms.fail_next(None, transient_failure())  # bob's acknowledgement goes, alice's challenge fails
+    bob_throw = game.inbound(BOB, "rock alice")
+    with pytest.raises(SmsTemporarilyFailed):
+        game.processor.process(bob_throw)
+
+    game.text(BOB, "STOP")
+    waiting = next(
+        item for item in game.items(TABLES.idempotency) if item["messageId"]["S"] == bob_throw.idempotency_key
+    )
+    assert BOB not in json.dumps(waiting), "bob's delivered reply no longer holds his number"
+    assert "rock" not in waiting["outbox"]["L"][0]["M"]["body"]["S"], "nor its text"
+
+    game.processor.process(bob_throw)  # the redelivery still brings alice her challenge, once
+    assert game.sms.to(ALICE).count(replies.challenged("bob")) == 1
+    assert _items_holding(game, BOB) == []
 
 
 def test_a_delivered_record_keeps_only_what_a_redelivery_needs(game: Game) -> None:

@@ -9,7 +9,8 @@ import pytest
 
 from serverless_rps import replies
 from serverless_rps.exceptions import ClaimHeldElsewhere
-from serverless_rps.game_store import IN_PROGRESS
+from serverless_rps.game_store import CONTACT_PREFIX, IN_PROGRESS
+from serverless_rps.ports import CompletedRecord
 from serverless_rps.processing import InboundSms, Result
 from serverless_rps.rules import Move, Outcome
 from tests.conftest import ALICE, BOB, BOT_NUMBER, COMPLETED_SECONDS, IN_PROGRESS_SECONDS, TABLES, Game
@@ -46,6 +47,27 @@ def test_a_late_duplicate_is_still_recognised(game: Game, clock: Any, late_by: i
 def test_completed_records_outlive_the_queue_and_dead_letter_queue() -> None:
     four_days, fourteen_days = 4 * 86400, 14 * 86400
     assert four_days + fourteen_days <= COMPLETED_SECONDS
+
+
+def test_every_record_a_message_leaves_carries_the_expiry_dynamodb_deletes_it_by(game: Game) -> None:
+    """moto never applies TTL, so the late-duplicate test above cannot see a record written with
+    too short a TTL: DynamoDB would delete it and process the duplicate again. Checked here: the
+    claim, the completed record and the contact records all say now + COMPLETED_SECONDS."""
+    stranger = "+15554440004"
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    now = time.time()
+    claim = game.store.claim("SM-claim", "attempt-1", now)
+    assert not isinstance(claim, CompletedRecord)
+    game.text(ALICE, "rock bob", sid=SID)
+    game.text(stranger, "help")  # a phone with no record keeps its budget on a contact record
+
+    expected = str(int(now + COMPLETED_SECONDS))
+    records = {item["messageId"]["S"]: item for item in game.items(TABLES.idempotency)}
+    contacts = [item for key, item in records.items() if key.startswith(CONTACT_PREFIX)]
+    assert records["SM-claim"]["TTLEpochTimestamp"]["N"] == expected
+    assert records[SID]["TTLEpochTimestamp"]["N"] == expected
+    assert len(contacts) == 3, "alice, bob (replies sent to them) and the stranger (its budget)"
+    assert {item["TTLEpochTimestamp"]["N"] for item in contacts} == {expected}
 
 
 def test_a_message_without_an_sms_id_is_deduplicated_on_its_sqs_id(game: Game) -> None:

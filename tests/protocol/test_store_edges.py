@@ -23,7 +23,16 @@ from botocore.exceptions import EndpointConnectionError
 
 from serverless_rps.exceptions import ConfigurationProblem, RetryLater, StoreUnavailable
 from serverless_rps.ports import CompletedRecord
-from tests.conftest import ALICE, BOB, CAROL, TABLES, Game, transient_failure
+from tests.conftest import (
+    ALICE,
+    BOB,
+    CAROL,
+    IN_PROGRESS_SECONDS,
+    LEASE_SECONDS,
+    TABLES,
+    Game,
+    transient_failure,
+)
 
 STRANGER = "+15554440004"
 THROW_SID = "SM" + "7" * 32
@@ -165,19 +174,23 @@ def test_a_configuration_error_asks_for_a_slow_retry_and_a_passing_one_for_a_qui
 
 @contextmanager
 def answering_one_item_at_a_time(game: Game) -> Iterator[list[int]]:
-    """BatchGetItem answers with at most one item and returns the other keys as UnprocessedKeys,
-    as DynamoDB does past 16 MB or under throttling. Yields how many items each answer held."""
+    """BatchGetItem answers with nothing at first, then at most one item at a time, and returns the
+    other keys as UnprocessedKeys, as DynamoDB may under throttling or past 16 MB. A table with no
+    item in an answer is absent from its Responses. Yields how many items each answer held."""
     answers: list[int] = []
     key_names = {TABLES.game_state: "phone_number", TABLES.idempotency: "messageId"}
 
     def hold_back(parsed: dict[str, Any], **_: Any) -> None:
-        for table, items in parsed.get("Responses", {}).items():
-            kept, held = items[:1], items[1:]
-            parsed["Responses"][table] = kept
+        for table, items in list(parsed["Responses"].items()):
+            kept, held = (items[:1], items[1:]) if answers else ([], items)
             answers.append(len(kept))
+            if kept:
+                parsed["Responses"][table] = kept
+            else:
+                del parsed["Responses"][table]
             if held:
                 keys = [{key_names[table]: item[key_names[table]]} for item in held]
-                parsed.setdefault("UnprocessedKeys", {})[table] = {"Keys": keys, "ConsistentRead": True}
+                parsed["UnprocessedKeys"][table] = {"Keys": keys, "ConsistentRead": True}
 
     game.dynamodb.meta.events.register("after-call.dynamodb.BatchGetItem", hold_back)
     try:
@@ -190,7 +203,7 @@ def test_players_held_back_by_a_partial_answer_are_asked_for_again(game: Game) -
     game.register((ALICE, "alice"), (BOB, "bob"), (CAROL, "carol"))
     with answering_one_item_at_a_time(game) as answers:
         players = game.store.get_players([ALICE, BOB, CAROL])
-    assert answers == [1, 1, 1]
+    assert answers == [0, 1, 1, 1]
     assert sorted(players) == [ALICE, BOB, CAROL]
     assert all(player.phone == phone for phone, player in players.items())
 
@@ -207,7 +220,7 @@ def test_outboxes_held_back_by_a_partial_answer_are_still_erased(game: Game) -> 
     with answering_one_item_at_a_time(game) as answers:
         game.store.erase_pending_replies(BOB)
 
-    assert answers == [1, 1]
+    assert answers == [0, 1, 1]
     assert [item for item in game.items(TABLES.idempotency) if BOB in json.dumps(item)] == []
 
 
@@ -248,14 +261,22 @@ def test_a_claim_on_a_completed_message_is_recognised_when_the_refusal_omits_the
     def drop_item(parsed: dict[str, Any], **_: Any) -> None:
         parsed.pop("Item", None)
 
+    reads: list[bool] = []
+
+    def note_read(params: dict[str, Any], **_: Any) -> None:
+        reads.append(bool(params.get("ConsistentRead")))
+
     events = game.dynamodb.meta.events
     events.register("after-call.dynamodb.PutItem", drop_item)
+    events.register("provide-client-params.dynamodb.GetItem", note_read)
     try:
         again = game.store.claim(record.key, "a9", time.time())
     finally:
         events.unregister("after-call.dynamodb.PutItem", drop_item)
+        events.unregister("provide-client-params.dynamodb.GetItem", note_read)
     assert isinstance(again, CompletedRecord)
     assert again.outbox == record.outbox
+    assert reads == [True], "one read, strongly consistent: a claim decides on it"
 
 
 def test_only_the_holder_of_the_outbox_lease_can_give_it_back(game: Game) -> None:
@@ -266,3 +287,35 @@ def test_only_the_holder_of_the_outbox_lease_can_give_it_back(game: Game) -> Non
     assert game.store.lease_outbox(record, "sender-2", now) is None, "the lease is still sender-1's"
     game.store.release_outbox(record.key, "sender-1")
     assert game.store.lease_outbox(record, "sender-2", now) is not None
+
+
+def test_a_lock_taken_over_after_expiry_is_not_released_by_its_former_holder(game: Game, clock: Any) -> None:
+    game.register((ALICE, "alice"))
+    stale = game.store.lock(ALICE, "frozen-attempt", time.time())
+    stranger_stale = game.store.lock(STRANGER, "frozen-attempt", time.time())
+    clock.tick(LEASE_SECONDS + 1)
+    game.store.lock(ALICE, "live-attempt", time.time())
+    game.store.lock(STRANGER, "live-attempt", time.time())
+
+    game.store.release(stale)  # no error: there is nothing of ours to give back
+    game.store.release(stranger_stale)
+
+    for phone in (ALICE, STRANGER):
+        row = game.player(phone)
+        assert row is not None, "the live attempt's bare row stays"
+        assert row["user_locked"]["M"]["lock_uuid"]["S"] == "live-attempt"
+
+
+def test_a_claim_taken_over_after_expiry_is_not_abandoned_by_its_former_holder(
+    game: Game, clock: Any
+) -> None:
+    stale = game.store.claim("SM-slow", "frozen-attempt", time.time())
+    clock.tick(IN_PROGRESS_SECONDS + 1)
+    live = game.store.claim("SM-slow", "live-attempt", time.time())
+    assert not isinstance(stale, CompletedRecord)
+    assert not isinstance(live, CompletedRecord)
+
+    game.store.abandon(stale)  # no error, and the live claim stays
+
+    [record] = [item for item in game.items(TABLES.idempotency) if item["messageId"]["S"] == "SM-slow"]
+    assert record["attempt_id"]["S"] == "live-attempt"
