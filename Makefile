@@ -31,11 +31,11 @@ explore: $(STAMP)
 	$(PY) -m tests.simulation --jobs 2
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check serverless_rps tests bench scripts
-	$(VENV)/bin/ruff format --check serverless_rps tests bench scripts
+	$(VENV)/bin/ruff check serverless_rps serverless_rps_local tests bench scripts
+	$(VENV)/bin/ruff format --check serverless_rps serverless_rps_local tests bench scripts
 
 typecheck: $(STAMP)
-	$(VENV)/bin/mypy serverless_rps
+	$(VENV)/bin/mypy serverless_rps serverless_rps_local
 
 test: $(STAMP) lint typecheck
 	bash scripts/sam-venv.sh

@@ -16,15 +16,25 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bench import cold_start, cost, handler_time, latency, machine, package_size, requests_per_command
+from bench import (
+    cold_path,
+    cold_start,
+    cost,
+    handler_time,
+    latency,
+    machine,
+    package_size,
+    requests_per_command,
+)
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
-SECTIONS = ("requests", "handler_time", "latency", "cold_start", "package_size", "cost")
+SECTIONS = ("requests", "handler_time", "latency", "cold_path", "cold_start", "package_size", "cost")
 TITLES = {
     "requests": "DynamoDB requests and capacity units per message (in-process moto; units by AWS rules)",
     "handler_time": "Per-message handler time, scripted 1,000-message game (in-process moto; DynamoDB Local)",
     "latency": "End-to-end latency on the local stack",
+    "cold_path": "Cold path: import, build and answer one help, against bare boto3 + urllib",
     "cold_start": "Cold start (fresh interpreter per sample)",
     "package_size": "Deployment size",
     "cost": "Cost per 1,000 games",
@@ -33,6 +43,7 @@ COMMANDS = {
     "requests": "python -m bench.requests_per_command",
     "handler_time": "python -m bench.handler_time",
     "latency": "python -m bench.latency",
+    "cold_path": "python -m bench.cold_path",
     "cold_start": "python -m bench.cold_start",
     "package_size": "python -m bench.package_size",
     "cost": "python -m bench (needs the requests and handler_time sections)",
@@ -62,6 +73,7 @@ def main() -> None:
         ),
         "handler_time": (lambda: handler_time.measure(quick=quick), handler_time.render),
         "latency": (lambda: latency.measure(quick=quick), latency.render),
+        "cold_path": (lambda: cold_path.measure(repeats=5 if quick else 15), cold_path.render),
         "cold_start": (lambda: cold_start.measure(repeats=3 if quick else 7), cold_start.render),
         "package_size": (package_size.measure, package_size.render),
     }

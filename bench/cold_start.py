@@ -53,16 +53,18 @@ def _environment(tracing: bool) -> dict[str, str]:
     environment.update(_FUNCTION_ENVIRONMENT)
     environment["AWS_LAMBDA_FUNCTION_NAME"] = "GameFunction"
     if tracing:
+        # Powertools traces only inside Lambda, which it recognises by LAMBDA_TASK_ROOT.
+        environment["LAMBDA_TASK_ROOT"] = str(ROOT / "function-code")
         environment["_X_AMZN_TRACE_ID"] = "Root=1-00000000-000000000000000000000000;Parent=0;Sampled=1"
     else:
         environment["POWERTOOLS_TRACE_DISABLED"] = "true"
-    environment["PYTHONPATH"] = str(ROOT)
+    environment["PYTHONPATH"] = str(ROOT / "function-code")
     return environment
 
 
 def _run(code: str, tracing: bool) -> float:
     output = subprocess.run(
-        [sys.executable, "-c", _TIMED.format(code=code)],
+        [sys.executable, "-P", "-c", _TIMED.format(code=code)],
         env=_environment(tracing),
         cwd=ROOT,
         capture_output=True,
@@ -75,7 +77,7 @@ def _run(code: str, tracing: bool) -> float:
 def _import_breakdown(module: str, tracing: bool) -> dict[str, float]:
     """Import time (ms) by top-level package: the sum of each module's own time, from `-X importtime`."""
     output = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c", f"import {module}"],
+        [sys.executable, "-P", "-X", "importtime", "-c", f"import {module}"],
         env=_environment(tracing),
         cwd=ROOT,
         capture_output=True,

@@ -26,11 +26,11 @@ from bench.environment import BOT_NUMBER, NullSms, in_process_aws, sqs_event, sq
 from bench.script import ScriptedMessage, scripted_game
 from bench.stats import Distribution, distribution
 from bench.timing import CallTimer
-from serverless_rps.local.dynamodb_local import DynamoDbLocal, DynamoDbLocalMissing
-from serverless_rps.local.moto_rollback import light_transaction_rollback
-from serverless_rps.local.twilio_api import LocalTwilioApi
 from serverless_rps.observability import logger
 from serverless_rps.sms_gateway import TwilioSmsGateway
+from serverless_rps_local.dynamodb_local import DynamoDbLocal, DynamoDbLocalMissing
+from serverless_rps_local.moto_rollback import light_transaction_rollback
+from serverless_rps_local.twilio_api import LocalTwilioApi
 
 __all__ = ["Configuration", "RunResult", "measure", "moto_transaction_growth", "render"]
 

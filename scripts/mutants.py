@@ -76,7 +76,7 @@ GROUPS = (
         "the store, the processor and the edges: judged by the protocol tests on moto",
     ),
 )
-# Not mutated: serverless_rps/local/ and __main__ (the local stack and the CLI that starts it, which
+# Not mutated: serverless_rps_local/ and __main__ (the local stack and the CLI that starts it, which
 # are development tools with tests of their own), observability (logger and tracer set-up).
 
 # Tests that inspect the repository rather than behaviour and cannot run inside mutmut's copy
@@ -239,27 +239,40 @@ def results(where: Path) -> list[Mutant]:
     return mutants
 
 
-def run_group(group: Group, only: list[str], equivalents: list[Equivalent], *, again: bool) -> list[Mutant]:
+def run_group(
+    group: Group, only: list[str], equivalents: list[Equivalent], *, again: bool, report_only: bool = False
+) -> list[Mutant]:
     started = time.monotonic()
     children = ["--max-children", str(os.cpu_count() or 2)]
-    if again:
+    where = SCRATCH / group.name
+    if report_only:
+        if not (where / "mutants").is_dir():
+            raise SystemExit(f"nothing to report: no earlier run of {group.name} in {where}")
+    elif again:
         where = SCRATCH / group.name
         if not (where / "mutants").is_dir():
             raise SystemExit(f"nothing to run again: no earlier run of {group.name} in {where}")
-        # Every mutant of a function that had a survivor: its survivors, and its mutants anew if
-        # the function changed since (mutmut renumbers them then).
-        functions = {m.name.rsplit("__mutmut_", 1)[0] for m in results(where) if m.status in JUDGED_ALIVE}
+        # Every mutant of a function that had a survivor (its mutants anew if the function changed
+        # since: mutmut renumbers them then), and every mutant an interrupted run did not reach.
+        earlier = [m for m in results(where) if m.module in (only or group.modules)]
+        functions = {m.name.rsplit("__mutmut_", 1)[0] for m in earlier if m.status in JUDGED_ALIVE}
+        unjudged = {m.name for m in earlier if m.status not in KILLED | JUDGED_ALIVE}
+        unjudged = {name for name in unjudged if name.rsplit("__mutmut_", 1)[0] not in functions}
         refresh(group, only)
-        print(f"[{group.name}] mutmut run again over {len(functions)} functions with survivors", flush=True)
-        patterns = sorted(f"{function}__mutmut_*" for function in functions)
-        for start in range(0, len(patterns), 100):
-            mutmut(where, "run", *children, *patterns[start : start + 100])
+        print(
+            f"[{group.name}] mutmut run again over {len(functions)} functions with survivors"
+            f" and {len(unjudged)} mutants not run yet",
+            flush=True,
+        )
+        patterns = sorted(f"{function}__mutmut_*" for function in functions) + sorted(unjudged)
+        for start in range(0, len(patterns), 400):
+            mutmut(where, "run", *children, *patterns[start : start + 400])
     else:
         where = prepare(group, only)
         print(f"[{group.name}] mutmut run over {', '.join(only or group.modules)} ...", flush=True)
         mutmut(where, "run", *children)
     print(f"[{group.name}] {time.monotonic() - started:.0f} s", flush=True)
-    mutants = results(where)
+    mutants = [m for m in results(where) if m.module in (only or group.modules)]
     for mutant in mutants:
         if mutant.status not in JUDGED_ALIVE:
             continue
@@ -314,6 +327,11 @@ def main() -> int:
     parser.add_argument("--group", choices=[g.name for g in GROUPS], action="append")
     parser.add_argument("--module", action="append", default=[], help="only these modules (in one group)")
     parser.add_argument(
+        "--report",
+        action="store_true",
+        help="run nothing: report the last run's results (an interrupted run's mutants show as not run)",
+    )
+    parser.add_argument(
         "--again",
         action="store_true",
         help="reuse the last run's copy: judge again every mutant of each function that had a survivor",
@@ -327,7 +345,7 @@ def main() -> int:
         only = [m for m in options.module if m in group.modules]
         if options.module and not only:
             continue
-        mutants += run_group(group, only, equivalents, again=options.again)
+        mutants += run_group(group, only, equivalents, again=options.again, report_only=options.report)
     for equivalent in equivalents:
         if equivalent.used == 0 and any(m.module == equivalent.module for m in mutants):
             print(f"note: no mutant matched an equivalent in {equivalent.module}: {equivalent.removed!r}")

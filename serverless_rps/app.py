@@ -1,18 +1,22 @@
 """The game function: an SQS-triggered Lambda. It only translates: SQS records in, a partial
-batch response out. Clients and settings are built once per cold start, on first use."""
+batch response out. Clients and settings are built once per cold start, on first use.
+
+The partial batch response is written here, not with Powertools' batch utility: that utility
+imports asyncio (for its async processor) and every event data class it knows, some 60 ms of a
+cold start for a loop of a few lines (docs/performance.md, "Cold start").
+"""
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import boto3
-from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
-from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from serverless_rps.config import GameSettings, contact_key, read_auth_token
+from serverless_rps.config import GameSettings, LazyClient, contact_key, read_auth_token
 from serverless_rps.exceptions import ConfigurationProblem, PoisonMessage, RetryLater
 from serverless_rps.game import Limits
 from serverless_rps.game_store import DynamoGameStore, TableNames
@@ -34,12 +38,14 @@ class GameFunction:
     incoming: IncomingQueue
     dead_letters: DeadLetterQueue
 
-    def handle_record(self, record: SQSRecord) -> None:
+    def handle_record(self, record: Mapping[str, Any]) -> None:
+        """One SQS record of the event (Lambda's shape: messageId, receiptHandle, body, ...)."""
+        body, message_id = record.get("body") or "", record["messageId"]
         try:
-            sms = InboundSms.from_queue_body(record.body, record.message_id)
+            sms = InboundSms.from_queue_body(body, message_id)
         except PoisonMessage as poison:
             # Kept, with the reason, and acknowledged: it must never block or loop.
-            self.dead_letters.park(record.body or "", str(poison), record.message_id)
+            self.dead_letters.park(body, str(poison), message_id)
             logger.error("poison message parked on the dead-letter queue", extra={"reason": str(poison)})
             return
         try:
@@ -59,8 +65,8 @@ class GameFunction:
             logger.warning(
                 "message will be retried", extra={"reason": str(retry), "retry_after": retry.retry_after}
             )
-            if retry.retry_after is not None and record.receipt_handle:
-                self._come_back_soon(record.receipt_handle, retry.retry_after)
+            if retry.retry_after is not None and record.get("receiptHandle"):
+                self._come_back_soon(record["receiptHandle"], retry.retry_after)
             raise
         except Exception as unexpected:
             # Once, at ERROR, with the stack, before the batch handler reports the record failed.
@@ -77,19 +83,23 @@ class GameFunction:
         except RetryLater as exc:
             logger.warning("could not shorten the visibility timeout", extra={"error": str(exc)})
 
-    def handle_batch(self, event: dict[str, Any], context: LambdaContext | None) -> dict[str, Any]:
-        # Every record is reported on its own; a failing batch is never failed whole.
-        processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
-        return dict(
-            process_partial_response(
-                event=event, record_handler=self.handle_record, processor=processor, context=context
-            )
-        )
+    def handle_batch(self, event: Mapping[str, Any], context: LambdaContext | None) -> dict[str, Any]:
+        """Every record is reported on its own (the event source mapping's ReportBatchItemFailures):
+        the ones listed come back after their visibility timeout, the rest are deleted. A failing
+        batch is never failed whole, which would bring back the records that succeeded."""
+        failed = []
+        for record in event.get("Records", []):
+            try:
+                self.handle_record(record)
+            except Exception:  # noqa: BLE001 - logged in handle_record; SQS redelivers it
+                failed.append({"itemIdentifier": record["messageId"]})
+        return {"batchItemFailures": failed}
 
 
 def build_game_function(settings: GameSettings, session: boto3.session.Session | None = None) -> GameFunction:
     session = session or boto3.session.Session()
-    sqs = session.client("sqs")
+    # Only a failure calls SQS (a quicker redelivery, a poison message parked): built then.
+    sqs = LazyClient(session, "sqs")
     token = read_auth_token(
         settings.twilio, session.client("ssm") if settings.twilio.auth_token_parameter else None
     )

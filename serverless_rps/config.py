@@ -18,10 +18,19 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
-__all__ = ["ConfigurationError", "GameSettings", "WebhookSettings", "contact_key", "read_auth_token"]
+__all__ = [
+    "ConfigurationError",
+    "GameSettings",
+    "LazyClient",
+    "WebhookSettings",
+    "contact_key",
+    "read_auth_token",
+]
 
 DAY = 24 * 60 * 60
 
@@ -161,3 +170,26 @@ def read_auth_token(credentials: TwilioCredentials, ssm_client: object | None = 
         Name=credentials.auth_token_parameter, WithDecryption=True
     )
     return str(response["Parameter"]["Value"])
+
+
+class LazyClient:
+    """A boto3 client that is built on its first request.
+
+    Building a client loads its service's model from botocore's data files (tens of milliseconds
+    for SQS), which a cold start should pay only if the first message needs that service. Any
+    attribute (an operation, `meta`, `exceptions`) builds the client, once, and is then the
+    client's own: a LazyClient behaves as the client it stands for.
+    """
+
+    def __init__(self, session: Any, service: str) -> None:
+        self._session = session
+        self._service = service
+        self._client: Any = None
+        self._building = threading.Lock()
+
+    def __getattr__(self, name: str) -> Any:
+        if self._client is None:
+            with self._building:
+                if self._client is None:
+                    self._client = self._session.client(self._service)
+        return getattr(self._client, name)

@@ -67,6 +67,10 @@ __all__ = ["InboundSms", "MessageProcessor", "Result"]
 _STALE_READ_ATTEMPTS = 3
 _LOCK_BACKOFF_FIRST_SECONDS = 0.05
 _LOCK_BACKOFF_CAP_SECONDS = 0.4
+# Jitter from the operating system's generator, which holds no state of ours: under SnapStart every
+# execution environment resumes from one snapshot, and a `random` seeded before it would give them
+# all the same backoff, the lockstep jitter exists to break.
+_ENTROPY = random.SystemRandom()
 
 
 @dataclass(frozen=True)
@@ -132,7 +136,7 @@ class MessageProcessor:
         clock: Callable[[], float] = lambda: time.time(),
         sleep: Callable[[float], None] = lambda seconds: time.sleep(seconds),
         new_id: Callable[[], str] = lambda: uuid.uuid4().hex,
-        jitter: Callable[[], float] = random.random,
+        jitter: Callable[[], float] = _ENTROPY.random,
     ) -> None:
         self._store = store
         self._sender = sender

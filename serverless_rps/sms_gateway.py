@@ -9,7 +9,9 @@ import enum
 from typing import Any
 
 import requests
+from twilio.base.domain import Domain
 from twilio.base.exceptions import TwilioException, TwilioRestException
+from twilio.base.version import Version
 from twilio.http.http_client import TwilioHttpClient
 from twilio.http.response import Response
 from twilio.rest import Client
@@ -114,13 +116,29 @@ class RedirectingHttpClient(TwilioHttpClient):
 
 
 class TwilioSmsGateway:
+    """Sends through the Twilio SDK's REST client, its Messages resource only.
+
+    `client.messages.create(...)` goes through `twilio.rest.api.v2010.account`, whose package
+    imports every resource of an account (calls, conferences, queues, ~40 modules: some 40 ms of
+    a cold start). The same request through the SDK's `Version` of the 2010 API, as the Messages
+    resource itself makes it, keeps the SDK's authentication, user agent and error parsing
+    (`TwilioRestException` with Twilio's code) and imports none of them.
+    """
+
     def __init__(self, account_sid: str, auth_token: str, api_url: str | None = None) -> None:
         self._http = RedirectingHttpClient(api_url)
-        self._client = Client(account_sid, auth_token, http_client=self._http)
+        client = Client(account_sid, auth_token, http_client=self._http)
+        self._api = Version(Domain(client, TWILIO_API_BASE), "2010-04-01")
+        self._messages = f"/Accounts/{account_sid}/Messages.json"
 
     def send(self, message: OutboundSms) -> str:
         try:
-            created = self._client.messages.create(to=message.to, from_=message.from_, body=message.body)
+            created = self._api.create(
+                "POST",
+                self._messages,
+                data={"To": message.to, "From": message.from_, "Body": message.body},
+                headers={"Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"},
+            )
         except TwilioRestException as exc:
             kind = classify(exc.code, exc.status)
             if kind is TwilioFailure.REFUSED:
@@ -141,7 +159,7 @@ class TwilioSmsGateway:
             ) from exc
         except (requests.RequestException, TwilioException) as exc:
             raise SmsTemporarilyFailed(f"Twilio unreachable: {type(exc).__name__}") from exc
-        return str(created.sid)
+        return str(created["sid"])
 
 
 def _seconds(value: str | None) -> float | None:

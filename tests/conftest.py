@@ -1,7 +1,7 @@
 """Shared test fixtures: AWS on moto, the real DynamoDB store, and a processor with a fake SMS port.
 
 DynamoDB runs on moto, or on DynamoDB Local with `DYNAMODB=local` (`make test-dynamodb-local`;
-serverless_rps/local/dynamodb_local.py): one DynamoDB Local for the whole session, the game's
+serverless_rps_local/dynamodb_local.py): one DynamoDB Local for the whole session, the game's
 tables created for each test and deleted after it. SQS and SSM stay on moto either way.
 
 The fake sender subclasses nothing but satisfies `ports.SmsSender`; the real Twilio adapter is
@@ -27,12 +27,12 @@ from bench.environment import CONTACT_KEY, TABLES, create_tables, delete_tables
 from serverless_rps.exceptions import SmsPermanentlyRefused, SmsTemporarilyFailed
 from serverless_rps.game import Limits
 from serverless_rps.game_store import DynamoGameStore
-from serverless_rps.local.dynamodb_local import DynamoDbEngine, DynamoDbLocal, selected_engine
-from serverless_rps.local.twilio_api import LocalTwilioApi
 from serverless_rps.parsing import nickname_skeleton
 from serverless_rps.ports import OutboundSms
 from serverless_rps.processing import InboundSms, MessageProcessor, Result
 from serverless_rps.reply_budget import BudgetPolicy
+from serverless_rps_local.dynamodb_local import DynamoDbEngine, DynamoDbLocal, selected_engine
+from serverless_rps_local.twilio_api import LocalTwilioApi
 
 REGION = "us-east-1"
 LEASE_SECONDS = 25.0

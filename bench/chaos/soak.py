@@ -43,10 +43,10 @@ from bench.chaos.checker import Inbound, SoakRecord, Verdict, check, describe_de
 from bench.chaos.players import Players
 from serverless_rps import replies
 from serverless_rps.game_store import CONTACT_PREFIX
-from serverless_rps.local import dev_account
-from serverless_rps.local.simulator import inbound_parameters
-from serverless_rps.local.stack import GAME_FUNCTION, LocalStack, StackOptions, repository_root
-from serverless_rps.local.template import FunctionDefinition
+from serverless_rps_local import dev_account
+from serverless_rps_local.simulator import inbound_parameters
+from serverless_rps_local.stack import GAME_FUNCTION, LocalStack, StackOptions, repository_root
+from serverless_rps_local.template import FunctionDefinition
 
 __all__ = ["ChaosStack", "Harness", "SoakOptions", "SoakResult", "run_soak"]
 

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from serverless_rps.local.aws import MotoServer
+from serverless_rps_local.aws import MotoServer
 
 
 @pytest.fixture(scope="session")

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect, sync_playwright
 
-from serverless_rps.local import dev_account
-from serverless_rps.local.stack import LocalStack, StackOptions, repository_root
+from serverless_rps_local import dev_account
+from serverless_rps_local.stack import LocalStack, StackOptions, repository_root
 
 pytestmark = pytest.mark.browser
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from serverless_rps.local import dynamodb_local
-from serverless_rps.local.dynamodb_local import (
+from serverless_rps_local import dynamodb_local
+from serverless_rps_local.dynamodb_local import (
     DynamoDbEngine,
     DynamoDbLocal,
     DynamoDbLocalMissing,

@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 
-from serverless_rps.local.aws import REGION, aws_client
-from serverless_rps.local.event_source import SqsEventSource, build_sqs_event
-from serverless_rps.local.lambda_runtime import Invocation, LocalFunction
+from serverless_rps_local.aws import REGION, aws_client
+from serverless_rps_local.event_source import SqsEventSource, build_sqs_event
+from serverless_rps_local.lambda_runtime import Invocation, LocalFunction
 
 STANDIN_ROOT = Path(__file__).parent / "standin"
 MAX_RECEIVE_COUNT = 2

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from serverless_rps.local.event_files import ALICE, BOB, event_files
-from serverless_rps.local.invoke import InvocationReport, invoke_event_files
-from serverless_rps.local.stack import repository_root
+from serverless_rps_local.event_files import ALICE, BOB, event_files
+from serverless_rps_local.invoke import InvocationReport, invoke_event_files
+from serverless_rps_local.stack import repository_root
 
 EVENTS = repository_root() / "events"
 SQS_EVENTS = sorted(EVENTS.glob("sqs-*.json"))

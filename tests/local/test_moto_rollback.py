@@ -11,7 +11,7 @@ import pytest
 from botocore.exceptions import ClientError
 from moto import mock_aws
 
-from serverless_rps.local.moto_rollback import light_transaction_rollback
+from serverless_rps_local.moto_rollback import light_transaction_rollback
 
 REGION = "us-east-1"
 

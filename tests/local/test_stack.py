@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 import requests
 
-from serverless_rps.local import dev_account
-from serverless_rps.local.saved_state import StateDirectory, StateInUse
-from serverless_rps.local.simulator import inbound_parameters
-from serverless_rps.local.stack import LocalStack, StackOptions
+from serverless_rps_local import dev_account
+from serverless_rps_local.saved_state import StateDirectory, StateInUse
+from serverless_rps_local.simulator import inbound_parameters
+from serverless_rps_local.stack import LocalStack, StackOptions
 
 REPLY_TIMEOUT = 60
 

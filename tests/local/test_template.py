@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from serverless_rps.local.aws import aws_client, provision
-from serverless_rps.local.stack import repository_root
-from serverless_rps.local.template import StackTemplate, Unresolvable, resolve
+from serverless_rps_local.aws import aws_client, provision
+from serverless_rps_local.stack import repository_root
+from serverless_rps_local.template import StackTemplate, Unresolvable, resolve
 
 FIXTURE = Path(__file__).parent / "fixtures" / "template.yaml"
 

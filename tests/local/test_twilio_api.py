@@ -10,8 +10,8 @@ import requests
 from twilio.base.exceptions import TwilioRestException
 from twilio.rest import Client
 
-from serverless_rps.local.twilio_api import LocalTwilioApi, count_segments
 from serverless_rps.sms_gateway import RedirectingHttpClient
+from serverless_rps_local.twilio_api import LocalTwilioApi, count_segments
 
 ACCOUNT_SID = "AC" + "0" * 32
 AUTH_TOKEN = "test-auth-token"

@@ -17,10 +17,10 @@ import pytest
 from serverless_rps import replies
 from serverless_rps.exceptions import RetryLater
 from serverless_rps.game import Limits
-from serverless_rps.local.serialized_moto import SerializedMotoServer
 from serverless_rps.parsing import nickname_skeleton
 from serverless_rps.processing import InboundSms, MessageProcessor
 from serverless_rps.rules import Move, Outcome
+from serverless_rps_local.serialized_moto import SerializedMotoServer
 from tests.conftest import BOT_NUMBER, REGION, TABLES, FakeSms, create_tables, delete_tables, new_store
 
 TRIALS = 30

@@ -18,9 +18,9 @@ from botocore.exceptions import ClientError
 
 from serverless_rps import replies
 from serverless_rps.exceptions import RetryLater
-from serverless_rps.local.dynamodb_local import DynamoDbEngine
 from serverless_rps.processing import Result
 from serverless_rps.rules import Move
+from serverless_rps_local.dynamodb_local import DynamoDbEngine
 from tests.conftest import ALICE, BOB, ENGINE, LEASE_SECONDS, TABLES, Game, transient_failure
 
 ON_MOTO = ENGINE is DynamoDbEngine.MOTO

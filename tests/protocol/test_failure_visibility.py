@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from serverless_rps import app, game, observability
-from serverless_rps.local.twilio_api import LocalTwilioApi
 from serverless_rps.sms_gateway import TWILIO_ERRORS, TwilioFailure, classify
+from serverless_rps_local.twilio_api import LocalTwilioApi
 from tests.conftest import ALICE, BOB, TABLES
 from tests.protocol.test_lambda_handler import LambdaContext, _event, deployed
 

@@ -13,8 +13,8 @@ import boto3
 import pytest
 
 from serverless_rps import app, observability, replies
-from serverless_rps.local.twilio_api import LocalTwilioApi
 from serverless_rps.rules import Move, Outcome
+from serverless_rps_local.twilio_api import LocalTwilioApi
 from tests.conftest import ALICE, BOB, BOT_NUMBER, REGION, TABLES, TWILIO_ACCOUNT, TWILIO_TOKEN
 
 

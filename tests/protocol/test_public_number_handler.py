@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from serverless_rps import app
-from serverless_rps.local.twilio_api import LocalTwilioApi
+from serverless_rps_local.twilio_api import LocalTwilioApi
 from tests.conftest import ALICE, BOB, TABLES
 from tests.protocol.test_lambda_handler import LambdaContext, _event, deployed
 

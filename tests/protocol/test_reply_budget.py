@@ -15,7 +15,7 @@ import pytest
 
 from serverless_rps import replies
 from serverless_rps.game_store import CONTACT_PREFIX
-from serverless_rps.local.moto_rollback import light_transaction_rollback
+from serverless_rps_local.moto_rollback import light_transaction_rollback
 from tests.conftest import ALICE, BOB, TABLES, Game
 
 STRANGER = "+15554440004"
@@ -24,7 +24,7 @@ STRANGER = "+15554440004"
 @pytest.fixture(autouse=True)
 def _per_item_rollback() -> Iterator[None]:
     # Floods of 1,000 texts: moto's whole-table snapshot per transaction would make each text's
-    # cost grow with the idempotency table (serverless_rps/local/moto_rollback.py).
+    # cost grow with the idempotency table (serverless_rps_local/moto_rollback.py).
     with light_transaction_rollback():
         yield
 

@@ -8,9 +8,9 @@ import socket
 import pytest
 
 from serverless_rps.exceptions import ConfigurationProblem, SmsPermanentlyRefused, SmsTemporarilyFailed
-from serverless_rps.local.twilio_api import LocalTwilioApi
 from serverless_rps.ports import OutboundSms
 from serverless_rps.sms_gateway import TwilioSmsGateway
+from serverless_rps_local.twilio_api import LocalTwilioApi
 from tests.conftest import TWILIO_ACCOUNT, TWILIO_TOKEN
 
 HELLO = OutboundSms("+15551110001", "+15550000000", "hello")

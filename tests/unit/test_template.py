@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from serverless_rps.config import GameSettings
-from serverless_rps.local.template import load_cloudformation_yaml
+from serverless_rps_local.template import load_cloudformation_yaml
 
 REPO = Path(__file__).resolve().parents[2]
 TEMPLATE = REPO / "template.yaml"
@@ -224,13 +224,18 @@ def test_the_runtime_is_the_python_the_tests_run_on(template: dict[str, Any]) ->
     assert function_setting(template, "WebhookFunction", "Runtime") == expected
 
 
-def test_the_code_folder_holds_only_the_package_and_its_requirements(template: dict[str, Any]) -> None:
+def test_the_code_folder_holds_the_package_its_requirements_and_its_build(template: dict[str, Any]) -> None:
     code = REPO / function_setting(template, "GameFunction", "CodeUri")
 
     assert function_setting(template, "WebhookFunction", "CodeUri") == function_setting(
         template, "GameFunction", "CodeUri"
     )
-    assert sorted(entry.name for entry in code.iterdir()) == ["requirements.txt", "serverless_rps"]
+    assert sorted(entry.name for entry in code.iterdir() if entry.name != "__pycache__") == [
+        "Makefile",
+        "build_function.py",
+        "requirements.txt",
+        "serverless_rps",
+    ]
     assert (code / "serverless_rps").resolve() == REPO / "serverless_rps"
     assert (code / "requirements.txt").resolve() == REPO / "requirements.txt"
 
@@ -272,6 +277,19 @@ def test_the_webhook_gets_its_queue_account_token_name_and_optional_public_url(
     assert template["Parameters"]["PublicWebhookUrl"]["Default"] == ""
 
 
+def test_snapstart_is_the_operators_choice_and_both_functions_run_a_published_version(
+    template: dict[str, Any],
+) -> None:
+    parameter = template["Parameters"]["SnapStart"]
+    function_globals = template["Globals"]["Function"]
+
+    assert parameter["Default"] == "None"
+    assert parameter["AllowedValues"] == ["None", "PublishedVersions"]
+    assert function_globals["SnapStart"] == {"ApplyOn": {"Ref": "SnapStart"}}
+    # SAM points the SQS event source at the alias; the webhook's integration names it itself.
+    assert function_globals["AutoPublishAlias"] == "live"
+
+
 def test_the_webhook_is_one_post_route_of_the_http_api_behind_a_secret_path(template: dict[str, Any]) -> None:
     route = properties(template, "WebhookRoute")
     integration = properties(template, "WebhookIntegration")
@@ -281,9 +299,10 @@ def test_the_webhook_is_one_post_route_of_the_http_api_behind_a_secret_path(temp
     assert route["ApiId"] == {"Ref": "WebhookApi"}
     assert route["RouteKey"] == {"Fn::Sub": "POST /sms/${WebhookPathSecret}"}
     assert route["Target"] == {"Fn::Sub": "integrations/${WebhookIntegration}"}
-    assert integration["IntegrationUri"] == {"Fn::GetAtt": ["WebhookFunction", "Arn"]}
+    # The alias, not $LATEST: SnapStart applies to published versions only.
+    assert integration["IntegrationUri"] == {"Ref": "WebhookFunction.Alias"}
     assert integration["PayloadFormatVersion"] == "2.0"
-    assert permission["FunctionName"] == {"Ref": "WebhookFunction"}
+    assert permission["FunctionName"] == {"Ref": "WebhookFunction.Alias"}
     assert "${WebhookApi}" in permission["SourceArn"]["Fn::Sub"]
     assert "Events" not in properties(template, "WebhookFunction"), "no second, public route"
     secret = template["Parameters"]["WebhookPathSecret"]
@@ -572,8 +591,35 @@ def test_the_built_artifact_holds_no_tests_docs_or_virtual_environments(
         "scripts",
         "template.yaml",
         "Makefile",
+        "build_function.py",
         ".git",
+        "bench",
+        "serverless_rps_local",
+        # twilio's async HTTP client and what only it needs: no function imports them.
+        "aiohttp",
+        "aiohttp_retry",
+        "yarl",
+        "multidict",
     }
+    assert not (artifact / "serverless_rps" / "__main__.py").exists()
+    assert {module.name for module in (artifact / "serverless_rps").glob("*.py")} == {
+        module.name for module in (REPO / "serverless_rps").glob("*.py") if module.name != "__main__.py"
+    }
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_the_built_artifact_carries_bytecode_for_what_a_cold_start_imports(built: dict[str, Any]) -> None:
+    artifact = BUILD_DIR / built["Resources"]["GameFunction"]["Properties"]["CodeUri"]
+
+    def compiled(module: Path) -> bool:
+        cache = module.parent / "__pycache__"
+        return any(cache.glob(f"{module.stem}.cpython-313*.pyc"))
+
+    for module in ("serverless_rps/app.py", "serverless_rps/game_store.py", "twilio/base/version.py"):
+        assert compiled(artifact / module), module
+    # The Twilio bindings no function loads ship as source only.
+    assert not compiled(artifact / "twilio" / "rest" / "video" / "v1" / "room" / "__init__.py")
 
 
 def test_every_error_line_of_the_game_function_raises_an_alarm(template: dict[str, Any]) -> None:

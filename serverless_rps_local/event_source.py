@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from serverless_rps.local.lambda_runtime import Invocation
+from serverless_rps_local.lambda_runtime import Invocation
 
 __all__ = ["ProcessingError", "SqsEventSource", "build_sqs_event", "sqs_record"]
 

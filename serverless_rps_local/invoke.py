@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from serverless_rps.local import dev_account
-from serverless_rps.local.lambda_runtime import Invocation
-from serverless_rps.local.stack import GAME_FUNCTION, WEBHOOK_FUNCTION, LocalStack, StackOptions
+from serverless_rps_local import dev_account
+from serverless_rps_local.lambda_runtime import Invocation
+from serverless_rps_local.stack import GAME_FUNCTION, WEBHOOK_FUNCTION, LocalStack, StackOptions
 
 __all__ = ["FUNCTION_ALIASES", "InvocationReport", "invoke_event_files"]
 

@@ -26,7 +26,7 @@ from typing import Any
 
 import boto3
 
-from serverless_rps.local.template import StackTemplate
+from serverless_rps_local.template import StackTemplate
 
 __all__ = [
     "ACCOUNT_ID",
@@ -63,8 +63,8 @@ def _serve_moto(connection: multiprocessing.connection.Connection, port: int, lo
     """The moto process: serve until the parent says stop or goes away (EOF on the pipe)."""
     import signal
 
-    from serverless_rps.local.moto_rollback import install_light_transaction_rollback
-    from serverless_rps.local.serialized_moto import SerializedMotoServer
+    from serverless_rps_local.moto_rollback import install_light_transaction_rollback
+    from serverless_rps_local.serialized_moto import SerializedMotoServer
 
     # A long session must not slow down as the idempotency table grows.
     install_light_transaction_rollback()

@@ -23,7 +23,7 @@ from werkzeug.exceptions import HTTPException
 from werkzeug.routing import Map, Rule
 from werkzeug.wrappers import Request, Response
 
-from serverless_rps.local.twilio_api import LocalTwilioApi, count_segments
+from serverless_rps_local.twilio_api import LocalTwilioApi, count_segments
 
 __all__ = ["PhoneSimulator", "SimulatorApp", "inbound_parameters"]
 
@@ -213,7 +213,7 @@ class SimulatorApp:
         return response(environ, start_response)  # type: ignore[no-any-return]
 
     def _http_page(self, request: Request) -> Response:
-        page = resources.files("serverless_rps.local").joinpath("simulator.html").read_text(encoding="utf-8")
+        page = resources.files("serverless_rps_local").joinpath("simulator.html").read_text(encoding="utf-8")
         return Response(page, mimetype="text/html")
 
     def _http_info(self, request: Request) -> Response:

@@ -1,6 +1,6 @@
 """Writes events/: ready events for `python -m serverless_rps invoke` and `sam local invoke -e`.
 
-    python -m serverless_rps.local.event_files      # rewrites events/*.json
+    python -m serverless_rps_local.event_files      # rewrites events/*.json
 
 The files are generated so that their checksums, signature and ids stay right; a test checks that
 the files on disk are what this module writes. Run them in name order: each SQS event builds on the
@@ -17,10 +17,10 @@ from urllib.parse import urlencode, urlsplit
 
 from twilio.request_validator import RequestValidator
 
-from serverless_rps.local import dev_account
-from serverless_rps.local.api_gateway import http_api_event
-from serverless_rps.local.aws import ACCOUNT_ID, REGION
-from serverless_rps.local.simulator import inbound_parameters
+from serverless_rps_local import dev_account
+from serverless_rps_local.api_gateway import http_api_event
+from serverless_rps_local.aws import ACCOUNT_ID, REGION
+from serverless_rps_local.simulator import inbound_parameters
 
 __all__ = ["ALICE", "BOB", "event_files", "write_event_files"]
 
@@ -141,5 +141,5 @@ def write_event_files(directory: Path) -> list[Path]:
 
 
 if __name__ == "__main__":
-    for written_path in write_event_files(Path(__file__).resolve().parents[2] / "events"):
+    for written_path in write_event_files(Path(__file__).resolve().parents[1] / "events"):
         print(written_path)

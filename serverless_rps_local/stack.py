@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from serverless_rps.local import dev_account
-from serverless_rps.local.api_gateway import LocalHttpApi, Route
-from serverless_rps.local.aws import (
+from serverless_rps_local import dev_account
+from serverless_rps_local.api_gateway import LocalHttpApi, Route
+from serverless_rps_local.aws import (
     DUMMY_CREDENTIALS,
     REGION,
     LocalResources,
@@ -37,21 +37,21 @@ from serverless_rps.local.aws import (
     provision,
     store_secure_strings,
 )
-from serverless_rps.local.dynamodb_local import DynamoDbEngine, DynamoDbLocal, selected_engine
-from serverless_rps.local.event_source import SqsEventSource
-from serverless_rps.local.http_server import BackgroundHttpServer
-from serverless_rps.local.lambda_runtime import LocalFunction
-from serverless_rps.local.operator_panel import OperatorPanel
-from serverless_rps.local.saved_state import (
+from serverless_rps_local.dynamodb_local import DynamoDbEngine, DynamoDbLocal, selected_engine
+from serverless_rps_local.event_source import SqsEventSource
+from serverless_rps_local.http_server import BackgroundHttpServer
+from serverless_rps_local.lambda_runtime import LocalFunction
+from serverless_rps_local.operator_panel import OperatorPanel
+from serverless_rps_local.saved_state import (
     StateDirectory,
     export_queues,
     export_tables,
     import_queues,
     import_tables,
 )
-from serverless_rps.local.simulator import PhoneSimulator, SimulatorApp
-from serverless_rps.local.template import FunctionDefinition, StackTemplate, Unresolvable, resolve
-from serverless_rps.local.twilio_api import LocalTwilioApi
+from serverless_rps_local.simulator import PhoneSimulator, SimulatorApp
+from serverless_rps_local.template import FunctionDefinition, StackTemplate, Unresolvable, resolve
+from serverless_rps_local.twilio_api import LocalTwilioApi
 
 _log = logging.getLogger(__name__)
 
@@ -67,7 +67,7 @@ _WEBHOOK_CONCURRENCY = 2
 
 
 def repository_root() -> Path:
-    return Path(__file__).resolve().parents[2]
+    return Path(__file__).resolve().parents[1]
 
 
 @dataclass

@@ -1,6 +1,10 @@
 """The local stack: play serverless-rps without an AWS or a Twilio account (docs/local.md).
 
-* `stack` - everything below, started and stopped together; `python -m serverless_rps` drives it.
+A development package beside `serverless_rps`: it is never deployed (`sam build` packages only
+the runtime modules, function-code/Makefile), so nothing here may be imported by a handler.
+
+* `stack` - everything below, started and stopped together; `cli` (`python -m serverless_rps`)
+  drives it.
 * `template` - reads template.yaml, so local tables, queues and settings match the deployed ones.
 * `aws` - moto's server (DynamoDB, SQS, SSM) in its own process, one request at a time
   (`serialized_moto`), and the template's resources created in it.

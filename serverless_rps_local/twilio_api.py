@@ -35,7 +35,7 @@ from werkzeug.exceptions import HTTPException, NotFound
 from werkzeug.routing import Map, Rule
 from werkzeug.wrappers import Request, Response
 
-from serverless_rps.local.http_server import BackgroundHttpServer
+from serverless_rps_local.http_server import BackgroundHttpServer
 
 __all__ = [
     "OPT_IN_KEYWORDS",

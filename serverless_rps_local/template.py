@@ -329,7 +329,9 @@ def _merged(defaults: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[s
 def _referenced_logical_id(value: Any) -> str | None:
     if isinstance(value, dict):
         if "Ref" in value:
-            return str(value["Ref"])
+            # SAM's `!Ref Function.Alias` (or `.Version`) names the function's published alias;
+            # locally there is one version of each function.
+            return str(value["Ref"]).removesuffix(".Alias").removesuffix(".Version")
         if "Fn::GetAtt" in value:
             return str(value["Fn::GetAtt"][0])
     return None

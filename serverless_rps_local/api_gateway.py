@@ -18,8 +18,8 @@ from typing import Any, Protocol
 
 from werkzeug.wrappers import Request, Response
 
-from serverless_rps.local.aws import ACCOUNT_ID
-from serverless_rps.local.lambda_runtime import Invocation
+from serverless_rps_local.aws import ACCOUNT_ID
+from serverless_rps_local.lambda_runtime import Invocation
 
 __all__ = ["LocalHttpApi", "Route", "http_api_event"]
 

@@ -1,0 +1,199 @@
+"""Builds one function's artifact: what `sam build` runs (function-code/Makefile, BuildMethod: makefile).
+
+    python build_function.py ARTIFACTS_DIR
+
+What goes in, and nothing else:
+
+1. The runtime modules of `serverless_rps/`, compiled to bytecode for Python 3.13. Lambda's
+   /var/task is read-only, so bytecode not shipped is compiled again on every cold start.
+   `__main__.py` (the local stack's command line) stays out, and the local stack, the simulator
+   and the benchmarks live outside the package altogether (serverless_rps_local/, bench/).
+2. The dependencies of requirements.txt for Lambda's arm64 Python 3.13, as pip resolves them,
+   less the ones no function imports: twilio requires aiohttp and aiohttp-retry for its async
+   HTTP client, which serverless-rps never uses (it sends with the synchronous, requests-based
+   client), and aiohttp brings its own. The resolution is pip's, so versions are consistent; the
+   exclusion is this file's `NEVER_IMPORTED`, and the build stops if anything but those packages
+   (or twilio) requires one of them, so a new dependency cannot be silently broken.
+"""
+
+from __future__ import annotations
+
+import json
+import py_compile
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+PLATFORM = ("--platform", "manylinux2014_aarch64", "--implementation", "cp", "--python-version", "3.13")
+# twilio's async HTTP client (twilio.http.async_http_client) and everything only it pulls in.
+NEVER_IMPORTED = frozenset(
+    {
+        "aiohttp",
+        "aiohttp-retry",
+        "aiohappyeyeballs",
+        "aiosignal",
+        "attrs",
+        "frozenlist",
+        "multidict",
+        "propcache",
+        "yarl",
+    }
+)
+# Left out of the package: the local stack's command line.
+DEVELOPMENT_ONLY_MODULES = frozenset({"__main__.py"})
+
+
+def canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def pip(*arguments: str) -> str:
+    command = [sys.executable, "-m", "pip", "--disable-pip-version-check", *arguments]
+    return subprocess.run(command, check=True, capture_output=True, text=True).stdout
+
+
+def resolve() -> dict[str, tuple[str, list[str]]]:
+    """What pip would install for Lambda: name -> (version, the names it requires)."""
+    report = json.loads(
+        pip(
+            "install",
+            "--dry-run",
+            "--quiet",
+            "--ignore-installed",
+            "--only-binary=:all:",
+            *PLATFORM,
+            "--report",
+            "-",
+            "-r",
+            str(HERE / "requirements.txt"),
+        )
+    )
+    resolved = {}
+    for item in report["install"]:
+        metadata = item["metadata"]
+        requires = [
+            canonical(re.split(r"[ ;<>=!~\[(]", r, maxsplit=1)[0]) for r in metadata.get("requires_dist", [])
+        ]
+        resolved[canonical(metadata["name"])] = (metadata["version"], requires)
+    return resolved
+
+
+def runtime_requirements(resolved: dict[str, tuple[str, list[str]]]) -> list[str]:
+    for name, (_, requires) in resolved.items():
+        if name in NEVER_IMPORTED or name == "twilio":
+            continue
+        needed = NEVER_IMPORTED.intersection(requires)
+        if needed and resolved.keys() & needed:
+            raise SystemExit(f"build_function: {name} requires {sorted(needed)}, which the build leaves out")
+    return sorted(
+        f"{name}=={version}" for name, (version, _) in resolved.items() if name not in NEVER_IMPORTED
+    )
+
+
+# The AWS SDK gets bytecode throughout: botocore imports much of itself lazily, per request.
+AWS_SDK = ("boto3", "botocore", "s3transfer", "jmespath", "dateutil", "six.py", "urllib3")
+
+# Both handlers' cold start without a network: settings from the environment, clients built, an
+# empty SQS batch handled, an unsigned webhook request refused.
+_PROBE = """
+import sys
+sys.path.insert(0, sys.argv[1])
+import serverless_rps.app, serverless_rps.webhook
+
+class Context:
+    function_name, memory_limit_in_mb, aws_request_id = "probe", 256, "probe"
+    invoked_function_arn = "arn:aws:lambda:us-east-1:123456789012:function:probe"
+
+assert serverless_rps.app.lambda_handler({"Records": []}, Context()) == {"batchItemFailures": []}
+assert serverless_rps.webhook.lambda_handler({"headers": {}, "body": ""}, Context())["statusCode"] >= 400
+print("\\n".join(m.__file__ for m in list(sys.modules.values()) if getattr(m, "__file__", None)))
+"""
+_PROBE_ENVIRONMENT = {
+    "AWS_REGION": "us-east-1",
+    "AWS_DEFAULT_REGION": "us-east-1",
+    "AWS_ACCESS_KEY_ID": "probe",
+    "AWS_SECRET_ACCESS_KEY": "probe",
+    "AWS_XRAY_CONTEXT_MISSING": "IGNORE_ERROR",
+    "GAME_STATE_TABLE": "probe",
+    "NICKNAME_TABLE": "probe",
+    "IDEMPOTENCY_TABLE": "probe",
+    "INCOMING_QUEUE_URL": "https://sqs.us-east-1.amazonaws.com/123456789012/probe",
+    "DEAD_LETTER_QUEUE_URL": "https://sqs.us-east-1.amazonaws.com/123456789012/probe",
+    "TWILIO_ACCOUNT_SID": "AC" + "0" * 32,
+    "TWILIO_AUTH_TOKEN": "probe",
+    "PUBLIC_WEBHOOK_URL": "https://example.invalid/sms",
+}
+
+
+def imported_at_cold_start(artifacts: Path) -> set[Path]:
+    """The artifact's modules a cold start of each function loads, tracing on (the most it loads)."""
+    environment = {**_PROBE_ENVIRONMENT, "LAMBDA_TASK_ROOT": str(artifacts)}
+    probe = subprocess.run(
+        [sys.executable, "-I", "-S", "-B", "-c", _PROBE, str(artifacts)],
+        env=environment,
+        check=False,
+        capture_output=True,
+        text=True,
+    )
+    if probe.returncode != 0:
+        raise SystemExit(f"build_function: the handlers do not start from the artifact:\n{probe.stderr}")
+    loaded = probe.stdout.split()
+    return {Path(name).resolve() for name in loaded if Path(name).suffix == ".py"}
+
+
+def compile_bytecode(artifacts: Path) -> int:
+    """Bytecode for python3.13 of the modules a cold start loads, and of all of the AWS SDK.
+
+    Lambda's /var/task is read-only: a module shipped without bytecode is compiled again at every
+    cold start that imports it. The others need none: the Twilio SDK is some 1,500 modules of REST
+    bindings of which the functions load a few dozen, Powertools has utilities the functions never
+    use, and their bytecode would double the package for nothing.
+
+    Unchecked hashes: a zip keeps modification times to 2 s, so a timestamp check could find a
+    .pyc stale and compile the module again at each cold start.
+    """
+    imported = imported_at_cold_start(artifacts)
+    compiled = 0
+    for module in sorted(artifacts.rglob("*.py")):
+        relative = module.relative_to(artifacts)
+        if relative.parts[0] not in AWS_SDK and module.resolve() not in imported:
+            continue
+        py_compile.compile(
+            str(module), doraise=True, invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH
+        )
+        compiled += 1
+    return compiled
+
+
+def main(artifacts: Path) -> None:
+    artifacts.mkdir(parents=True, exist_ok=True)
+    pinned = runtime_requirements(resolve())
+    pip(
+        "install",
+        "--quiet",
+        "--no-deps",
+        "--no-compile",
+        "--only-binary=:all:",
+        *PLATFORM,
+        "--target",
+        str(artifacts),
+        *pinned,
+    )
+    shutil.rmtree(artifacts / "bin", ignore_errors=True)  # console scripts: nothing runs them
+    package = artifacts / "serverless_rps"
+    shutil.rmtree(package, ignore_errors=True)
+    package.mkdir()
+    for module in sorted((HERE / "serverless_rps").glob("*.py")):
+        if module.name not in DEVELOPMENT_ONLY_MODULES:
+            shutil.copyfile(module, package / module.name)
+    compiled = compile_bytecode(artifacts)
+    print(f"build_function: {len(pinned)} distributions and serverless_rps ({compiled} modules compiled)")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        raise SystemExit(__doc__)
+    main(Path(sys.argv[1]))

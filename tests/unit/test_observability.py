@@ -1,0 +1,85 @@
+"""Tracing costs nothing when it is off: no X-Ray SDK imported, handlers left as they are."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from serverless_rps.observability import Untraced, mask_phone, tracing_enabled
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize(
+    ("variables", "enabled"),
+    [
+        ({"LAMBDA_TASK_ROOT": "/var/task"}, True),
+        ({"LAMBDA_TASK_ROOT": "/var/task", "POWERTOOLS_TRACE_DISABLED": "true"}, False),
+        ({"LAMBDA_TASK_ROOT": "/var/task", "POWERTOOLS_TRACE_DISABLED": "1"}, False),
+        ({"LAMBDA_TASK_ROOT": "/var/task", "POWERTOOLS_TRACE_DISABLED": "false"}, True),
+        ({"LAMBDA_TASK_ROOT": "/var/task", "AWS_SAM_LOCAL": "true"}, False),
+        ({"LAMBDA_TASK_ROOT": "/var/task", "AWS_CHALICE_CLI_MODE": "true"}, False),
+        ({}, False),  # outside Lambda: no X-Ray daemon to send to
+    ],
+)
+def test_tracing_is_on_exactly_where_powertools_would_trace(
+    monkeypatch: pytest.MonkeyPatch, variables: dict[str, str], enabled: bool
+) -> None:
+    for name in ("LAMBDA_TASK_ROOT", "POWERTOOLS_TRACE_DISABLED", "AWS_SAM_LOCAL", "AWS_CHALICE_CLI_MODE"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in variables.items():
+        monkeypatch.setenv(name, value)
+
+    assert tracing_enabled() is enabled
+
+
+def _loaded_after_importing_the_handlers(**variables: str) -> str:
+    environment = {
+        "PATH": os.environ.get("PATH", ""),
+        "AWS_REGION": "us-east-1",
+        "AWS_XRAY_CONTEXT_MISSING": "IGNORE_ERROR",
+        **variables,
+    }
+    code = (
+        "import sys, serverless_rps.app, serverless_rps.webhook\n"
+        "from serverless_rps.observability import tracer\n"
+        "print(type(tracer).__name__, 'aws_xray_sdk' in sys.modules, 'asyncio' in sys.modules)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, env=environment, capture_output=True, text=True, check=True
+    )
+    return result.stdout.strip()
+
+
+def test_with_tracing_off_the_handlers_never_import_the_xray_sdk() -> None:
+    loaded = _loaded_after_importing_the_handlers(
+        LAMBDA_TASK_ROOT=str(REPO), POWERTOOLS_TRACE_DISABLED="true"
+    )
+
+    assert loaded == "Untraced False False"
+
+
+def test_with_tracing_on_the_handlers_trace_through_powertools_and_the_xray_sdk() -> None:
+    loaded = _loaded_after_importing_the_handlers(LAMBDA_TASK_ROOT=str(REPO))
+
+    assert loaded.startswith("Tracer True")
+
+
+def test_untraced_leaves_a_handler_as_it_is_in_both_decorator_forms() -> None:
+    untraced = Untraced()
+
+    def handler(event: dict[str, str], context: object) -> str:
+        return event["answer"]
+
+    assert untraced.capture_lambda_handler(handler) is handler
+    assert untraced.capture_lambda_handler(capture_response=False)(handler) is handler
+    assert untraced.put_annotation("result", "done") is None
+
+
+def test_a_logged_phone_number_keeps_only_its_last_four_digits() -> None:
+    assert mask_phone("+15551234567") == "+*******4567"
+    assert mask_phone(None) == "<none>"
