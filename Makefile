@@ -31,8 +31,8 @@ explore: $(STAMP)
 	$(PY) -m tests.simulation --jobs 2
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check serverless_rps serverless_rps_local tests bench scripts
-	$(VENV)/bin/ruff format --check serverless_rps serverless_rps_local tests bench scripts
+	$(VENV)/bin/ruff check serverless_rps serverless_rps_local tests bench scripts function-code
+	$(VENV)/bin/ruff format --check serverless_rps serverless_rps_local tests bench scripts function-code
 
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy serverless_rps serverless_rps_local

@@ -146,8 +146,9 @@ def _arm_game_function(app: ModuleType) -> None:
     app.build_game_function = build_game_function  # type: ignore[attr-defined]
     handle_record = app.GameFunction.handle_record
 
-    def logged_handle_record(self: Any, record: Any) -> None:
-        log("receive", sqs_id=record.message_id, count=record.attributes.approximate_receive_count)
+    def logged_handle_record(self: Any, record: dict[str, Any]) -> None:
+        count = int(record.get("attributes", {}).get("ApproximateReceiveCount", "1"))
+        log("receive", sqs_id=record["messageId"], count=count)
         handle_record(self, record)
 
     app.GameFunction.handle_record = logged_handle_record
