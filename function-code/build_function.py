@@ -6,8 +6,9 @@ What goes in, and nothing else:
 
 1. The runtime modules of `serverless_rps/`, compiled to bytecode for Python 3.13. Lambda's
    /var/task is read-only, so bytecode not shipped is compiled again on every cold start.
-   `__main__.py` (the local stack's command line) stays out, and the local stack, the simulator
-   and the benchmarks live outside the package altogether (serverless_rps_local/, bench/).
+   `__main__.py` (the local stack's command line) and `admin/` (the operator's tool, run with
+   the operator's credentials) stay out, and the local stack, the simulator and the benchmarks
+   live outside the package altogether (serverless_rps_local/, bench/).
 2. The dependencies of requirements.txt for Lambda's arm64 Python 3.13, as pip resolves them,
    less the ones no function imports: twilio requires aiohttp and aiohttp-retry for its async
    HTTP client, which serverless-rps never uses (it sends with the synchronous, requests-based
@@ -186,7 +187,7 @@ def main(artifacts: Path) -> None:
     package = artifacts / "serverless_rps"
     shutil.rmtree(package, ignore_errors=True)
     package.mkdir()
-    for module in sorted((HERE / "serverless_rps").glob("*.py")):
+    for module in sorted((HERE / "serverless_rps").glob("*.py")):  # modules only: not admin/
         if module.name not in DEVELOPMENT_ONLY_MODULES:
             shutil.copyfile(module, package / module.name)
     compiled = compile_bytecode(artifacts)

@@ -26,7 +26,7 @@ from serverless_rps.processing import InboundSms, MessageProcessor
 from serverless_rps.reply_budget import BudgetPolicy
 from serverless_rps.sms_gateway import TwilioSmsGateway
 
-__all__ = ["GameFunction", "build_game_function", "lambda_handler"]
+__all__ = ["Engine", "GameFunction", "build_engine", "build_game_function", "lambda_handler"]
 
 # A failed message comes back after at least this long, so a hot loop cannot form.
 _MIN_REDELIVERY_SECONDS = 1.0
@@ -96,10 +96,15 @@ class GameFunction:
         return {"batchItemFailures": failed}
 
 
-def build_game_function(settings: GameSettings, session: boto3.session.Session | None = None) -> GameFunction:
-    session = session or boto3.session.Session()
-    # Only a failure calls SQS (a quicker redelivery, a poison message parked): built then.
-    sqs = LazyClient(session, "sqs")
+@dataclass(frozen=True)
+class Engine:
+    """The store and the processor, as the game function builds them (the operator's tool too)."""
+
+    store: DynamoGameStore
+    processor: MessageProcessor
+
+
+def build_engine(settings: GameSettings, session: boto3.session.Session) -> Engine:
     token = read_auth_token(
         settings.twilio, session.client("ssm") if settings.twilio.auth_token_parameter else None
     )
@@ -119,8 +124,16 @@ def build_game_function(settings: GameSettings, session: boto3.session.Session |
         lock_wait_seconds=settings.lock_wait_seconds,
         budget=BudgetPolicy(settings.reply_budget_burst, settings.reply_budget_per_hour),
     )
+    return Engine(store, processor)
+
+
+def build_game_function(settings: GameSettings, session: boto3.session.Session | None = None) -> GameFunction:
+    session = session or boto3.session.Session()
+    # Only a failure calls SQS (a quicker redelivery, a poison message parked): built then.
+    sqs = LazyClient(session, "sqs")
+    engine = build_engine(settings, session)
     return GameFunction(
-        processor,
+        engine.processor,
         IncomingQueue(sqs, settings.incoming_queue_url),
         DeadLetterQueue(sqs, settings.dead_letter_queue_url),
     )

@@ -47,7 +47,7 @@ from serverless_rps.ports import Claim, CompletedRecord, LockedPlayer, OutboundS
 from serverless_rps.reply_budget import ReplyBudget
 from serverless_rps.rules import Move
 
-__all__ = ["DynamoGameStore", "TableNames"]
+__all__ = ["DynamoGameStore", "PlayerRow", "StoredMessage", "TableNames"]
 
 IN_PROGRESS = "IN_PROGRESS"
 COMPLETED = "COMPLETED"
@@ -78,6 +78,29 @@ class TableNames:
         self.game_state = game_state
         self.nickname = nickname
         self.idempotency = idempotency
+
+
+@dataclass(frozen=True)
+class StoredMessage:
+    """An idempotency record as the operator's tool sees it (`scan_messages`)."""
+
+    key: str
+    status: str  # IN_PROGRESS or COMPLETED
+    claim_expires_at: float | None  # an IN_PROGRESS claim's expiry
+    record: CompletedRecord | None  # a COMPLETED message's outbox and deliveries
+    ttl: float  # when DynamoDB may delete it (claim time + the completed record's lifetime)
+
+
+@dataclass(frozen=True)
+class PlayerRow:
+    """A game-state row as the operator's tool sees it: the player (None for a bare row that only
+    holds a lease) and the lease, if any."""
+
+    phone: str
+    player: Player | None
+    lease_id: str | None
+    lease_expires_at: float | None
+    budget: ReplyBudget | None
 
 
 class DynamoGameStore:
@@ -492,6 +515,56 @@ class DynamoGameStore:
                     raise
                 # Already taken over after expiry, or released by our own commit: nothing to do.
 
+    # -- for the operator's tool (serverless_rps.admin); the functions never call these ---------
+
+    def read_completed(self, key: str) -> CompletedRecord | None:
+        """A completed message's record, read consistently; None if it is not (or no longer) there."""
+        with _translated("read a message record"):
+            item = self._get_idempotency_item(key)
+        if item is None or item.get("status", {}).get("S") != COMPLETED:
+            return None
+        return _completed_record(key, item)
+
+    def read_player_row(self, phone: str) -> PlayerRow | None:
+        with _translated("read a player"):
+            item = self._dynamodb.get_item(
+                TableName=self._tables.game_state, Key={"phone_number": {"S": phone}}, ConsistentRead=True
+            ).get("Item")
+        return _player_row(item) if item else None
+
+    def scan_player_rows(self) -> Iterator[PlayerRow]:
+        """Every game-state row (a table scan: for an operator, never for a message)."""
+        for item in self._scan(self._tables.game_state):
+            yield _player_row(item)
+
+    def scan_messages(self) -> Iterator[StoredMessage]:
+        """Every message's idempotency record, contact records left out (a table scan)."""
+        for item in self._scan(self._tables.idempotency):
+            key = item["messageId"]["S"]
+            if key.startswith(CONTACT_PREFIX) or "status" not in item:
+                continue
+            status = item["status"]["S"]
+            claim_expiry = item.get("in_progress_expiration", {}).get("N")
+            yield StoredMessage(
+                key=key,
+                status=status,
+                claim_expires_at=float(claim_expiry) if status == IN_PROGRESS and claim_expiry else None,
+                record=_completed_record(key, item) if status == COMPLETED else None,
+                ttl=float(item.get("TTLEpochTimestamp", {}).get("N", "0")),
+            )
+
+    def _scan(self, table: str) -> Iterator[dict[str, Any]]:
+        start: dict[str, Any] | None = None
+        while True:
+            with _translated("scan a table"):
+                page = self._dynamodb.scan(
+                    TableName=table, ConsistentRead=True, **({"ExclusiveStartKey": start} if start else {})
+                )
+            yield from page.get("Items", [])
+            start = page.get("LastEvaluatedKey")
+            if not start:
+                return
+
     # -- the commit --------------------------------------------------------------------------
 
     def commit(
@@ -793,6 +866,19 @@ def _player_to_item(player: Player) -> dict[str, Any]:
         "ties": _number(player.ties),
         "streak": _number(player.streak),
     }
+
+
+def _player_row(item: dict[str, Any]) -> PlayerRow:
+    player = _player_from_item(item)
+    lease = item.get("user_locked", {}).get("M", {})
+    expiry = lease.get("expiration_epoch_timestamp", {}).get("N")
+    return PlayerRow(
+        phone=item["phone_number"]["S"],
+        player=player,
+        lease_id=lease["lock_uuid"]["S"] if "lock_uuid" in lease else None,
+        lease_expires_at=float(expiry) if expiry is not None else None,
+        budget=_budget_from(item) if player is not None else None,
+    )
 
 
 def _player_from_item(item: dict[str, Any]) -> Player | None:

@@ -157,6 +157,12 @@ class MessageProcessor:
         self._deliver(record, attempt_id)
         return Result.PROCESSED
 
+    def resend(self, record: CompletedRecord) -> Result:
+        """The operator's `outbox resend`: send what a completed message never sent, exactly as its
+        redelivery would (the outbox lease, then one delivery record per reply). A resend racing a
+        redelivery is two attempts at one record: one holds the lease, the other waits for it."""
+        return self._finish_earlier_attempt(record, self._new_id())
+
     # -- before the commit ---------------------------------------------------------------------
 
     def _apply(self, claim: Claim, sms: InboundSms) -> CompletedRecord:

@@ -33,6 +33,9 @@ class Scenario:
     faults: frozenset[str] = CRASHES_AND_ERRORS
     bound: int = 1
     opted_out: frozenset[str] = frozenset()
+    # Labels whose text comes with Twilio's OptOutType (an opt-out Twilio matched, or the operator's
+    # `erase`, which processes a STOP with OptOutType STOP).
+    opt_out_types: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def labels(self) -> list[str]:
@@ -70,6 +73,15 @@ SCENARIOS = (
         setup=REGISTERED,
         messages={"a": (ALICE, "STOP"), "c": (CAROL, "rock alice")},
         opted_out=frozenset({ALICE}),
+    ),
+    Scenario(
+        "erased_while_thrown_at",
+        "the operator erases bob (a STOP with OptOutType STOP, as `admin erase` sends it) while "
+        "carol throws at him and he still owes alice an answer: nothing is left with bob's number",
+        setup=(*REGISTERED, (ALICE, "rock bob")),
+        messages={"b": (BOB, "STOP"), "c": (CAROL, "paper bob")},
+        opt_out_types={"b": "STOP"},
+        opted_out=frozenset({BOB}),
     ),
     Scenario(
         "same_nickname_at_once",

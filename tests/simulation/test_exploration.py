@@ -22,6 +22,7 @@ SAMPLE_BOUNDS: dict[str, int | None] = {
     "throw_at_each_other": 0,
     "resolve_while_opponent_stops": 0,
     "challenged_while_stopping": 0,
+    "erased_while_thrown_at": 0,
     "same_nickname_at_once": 1,
     "rename_while_thrown_at": 0,
     "crash_after_commit": 1,

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 import requests
-from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from bench.environment import CONTACT_KEY
 from serverless_rps.app import GameFunction
@@ -259,21 +258,21 @@ class World:
         self.deliveries.append(delivery)
         return delivery
 
-    def queued_record(self, delivery: Delivery) -> SQSRecord:
+    def queued_record(self, delivery: Delivery) -> dict[str, Any]:
         """The SQS record Lambda's poller would hand over: the webhook's body, a new SQS message id."""
         sender, body = self._texts[delivery.label]
         twilio_post = {"MessageSid": delivery.message_sid, "From": sender, "To": BOT_NUMBER, "Body": body}
-        return SQSRecord(
-            {
-                "messageId": f"sqs-{delivery.name}",
-                "receiptHandle": f"receipt-{delivery.name}",
-                "body": json.dumps(twilio_post, sort_keys=True),
-                "attributes": {"ApproximateReceiveCount": "1"},
-                "messageAttributes": {},
-                "eventSource": "aws:sqs",
-                "awsRegion": "us-east-1",
-            }
-        )
+        if delivery.label in self.scenario.opt_out_types:
+            twilio_post["OptOutType"] = self.scenario.opt_out_types[delivery.label]
+        return {
+            "messageId": f"sqs-{delivery.name}",
+            "receiptHandle": f"receipt-{delivery.name}",
+            "body": json.dumps(twilio_post, sort_keys=True),
+            "attributes": {"ApproximateReceiveCount": "1"},
+            "messageAttributes": {},
+            "eventSource": "aws:sqs",
+            "awsRegion": "us-east-1",
+        }
 
     def transitions(self) -> list[Transition]:
         """Every choice possible now, in a fixed order (the first is the default: go, by name)."""

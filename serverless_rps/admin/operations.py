@@ -1,0 +1,333 @@
+"""What each command of the operator's tool reads and does, returning plain values (cli.py prints
+them). Reads are scans and consistent reads of the tables and the queues' own counters; every change
+goes through the protocol the game function uses (docs/operations.md)."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import boto3
+
+from serverless_rps.app import build_engine
+from serverless_rps.config import GameSettings
+from serverless_rps.exceptions import RetryLater
+from serverless_rps.game_store import COMPLETED, IN_PROGRESS, DynamoGameStore
+from serverless_rps.observability import mask_phone
+from serverless_rps.ports import CompletedRecord, LockedPlayer
+from serverless_rps.processing import InboundSms, MessageProcessor
+
+__all__ = ["Operator", "Refused"]
+
+# SQS returns at most 10 messages per receive; the dead-letter listing hides each message it has
+# seen for this long, so that one listing sees each message once, and then shows them again.
+_LISTING_VISIBILITY_SECONDS = 30
+ERASURE_REQUEST_PREFIX = "erasure-request-"
+
+
+class Refused(Exception):
+    """The command would be unsafe as asked (a live lease without --force, an unknown id)."""
+
+
+@dataclass
+class Operator:
+    settings: GameSettings
+    store: DynamoGameStore
+    processor: MessageProcessor
+    sqs: Any
+    cloudwatch: Any
+    clock: Callable[[], float] = field(default=time.time)
+
+    @classmethod
+    def connect(cls, settings: GameSettings, session: boto3.session.Session | None = None) -> Operator:
+        session = session or boto3.session.Session()
+        engine = build_engine(settings, session)
+        return cls(
+            settings, engine.store, engine.processor, session.client("sqs"), session.client("cloudwatch")
+        )
+
+    # -- status ---------------------------------------------------------------------------------
+
+    def status(self) -> dict[str, Any]:
+        now = self.clock()
+        stuck, unsent = [], []
+        for message in self.store.scan_messages():
+            if message.status == IN_PROGRESS and message.claim_expires_at is not None:
+                if message.claim_expires_at < now:
+                    stuck.append(
+                        {"key": message.key, "expired_seconds_ago": round(now - message.claim_expires_at)}
+                    )
+            elif message.status == COMPLETED and message.record is not None and message.record.undelivered():
+                unsent.append(self._pending_row(message.record, message.ttl, now))
+        leases = [
+            {"phone": mask_phone(row.phone), "expired_seconds_ago": round(now - row.lease_expires_at)}
+            for row in self.store.scan_player_rows()
+            if row.lease_expires_at is not None and row.lease_expires_at < now
+        ]
+        return {
+            "incoming_queue": self._queue_counts(self.settings.incoming_queue_url),
+            "oldest_message_age_seconds": self._oldest_message_age(),
+            "dead_letters": self._queue_counts(self.settings.dead_letter_queue_url)["visible"],
+            "claims_stuck_in_progress": stuck,
+            "leases_past_expiry": leases,
+            "replies_not_sent": sorted(unsent, key=lambda row: -row["age_seconds"]),
+            "oldest_unsent_age_seconds": max((row["age_seconds"] for row in unsent), default=None),
+        }
+
+    def _queue_counts(self, url: str) -> dict[str, int]:
+        attributes = self.sqs.get_queue_attributes(
+            QueueUrl=url,
+            AttributeNames=["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"],
+        )["Attributes"]
+        return {
+            "visible": int(attributes.get("ApproximateNumberOfMessages", 0)),
+            "in_flight": int(attributes.get("ApproximateNumberOfMessagesNotVisible", 0)),
+        }
+
+    def _oldest_message_age(self) -> float | None:
+        """SQS tells a queue's oldest message's age only through CloudWatch (once a minute): None
+        when there is no datapoint yet (a new or idle queue, or the local stack)."""
+        name = self.settings.incoming_queue_url.rstrip("/").rsplit("/", 1)[-1]
+        now = self.clock()
+        points = self.cloudwatch.get_metric_statistics(
+            Namespace="AWS/SQS",
+            MetricName="ApproximateAgeOfOldestMessage",
+            Dimensions=[{"Name": "QueueName", "Value": name}],
+            StartTime=now - 600,
+            EndTime=now,
+            Period=60,
+            Statistics=["Maximum"],
+        )["Datapoints"]
+        latest = max(points, key=lambda point: point["Timestamp"], default=None)
+        return float(latest["Maximum"]) if latest else None
+
+    # -- player -----------------------------------------------------------------------------------
+
+    def player(self, phone: str) -> dict[str, Any]:
+        now = self.clock()
+        row = self.store.read_player_row(phone)
+        contact_pending = self._replies_waiting_for(phone, now)
+        if row is None:
+            return {"phone": phone, "registered": False, "replies_not_sent": contact_pending}
+        lease = None
+        if row.lease_id is not None and row.lease_expires_at is not None:
+            state = "live" if row.lease_expires_at > now else "expired"
+            lease = {"state": state, "expires_in_seconds": round(row.lease_expires_at - now)}
+        player = row.player
+        counterparts = self.store.get_players(player.counterpart_phones()) if player else {}
+
+        def name(other: str) -> str:
+            known = counterparts.get(other)
+            return known.display_name if known else mask_phone(other)
+
+        return {
+            "phone": phone,
+            "registered": player is not None,
+            "nickname": player.display_name if player else None,
+            "score": {
+                "wins": player.wins,
+                "losses": player.losses,
+                "ties": player.ties,
+                "streak": player.streak,
+            }
+            if player
+            else None,
+            "waiting_on": [
+                {
+                    "opponent": name(other),
+                    "move": entry.move.value,
+                    "expires_in_seconds": round(entry.expires_at - now),
+                }
+                for other, entry in sorted(player.games.items())
+            ]
+            if player
+            else [],
+            "challenged_by": [
+                {"challenger": name(other), "expires_in_seconds": round(entry.expires_at - now)}
+                for other, entry in sorted(player.challenges.items())
+            ]
+            if player
+            else [],
+            "lease": lease,
+            "reply_budget": None
+            if row.budget is None
+            else {"level": row.budget.level, "notified": row.budget.notified},
+            "replies_not_sent": contact_pending,
+        }
+
+    def _replies_waiting_for(self, phone: str, now: float) -> list[dict[str, Any]]:
+        """What the records say about this phone's replies: committed, not yet sent."""
+        rows = []
+        for message in self.store.scan_messages():
+            record = message.record
+            if record is None:
+                continue
+            missing = [index for index in record.undelivered() if record.outbox[index].to == phone]
+            if missing:
+                rows.append({**self._pending_row(record, message.ttl, now), "to_this_phone": len(missing)})
+        return rows
+
+    # -- the outbox ---------------------------------------------------------------------------------
+
+    def pending_outboxes(self, older_than_seconds: float = 0) -> list[dict[str, Any]]:
+        now = self.clock()
+        rows = [
+            self._pending_row(message.record, message.ttl, now)
+            for message in self.store.scan_messages()
+            if message.record is not None and message.record.undelivered()
+        ]
+        return sorted(
+            (row for row in rows if row["age_seconds"] >= older_than_seconds), key=lambda r: -r["age_seconds"]
+        )
+
+    def _pending_row(self, record: CompletedRecord, ttl: float, now: float) -> dict[str, Any]:
+        committed_at = ttl - self.settings.completed_record_seconds
+        return {
+            "key": record.key,
+            "age_seconds": round(now - committed_at),
+            "replies": len(record.outbox),
+            "not_sent": len(record.undelivered()),
+            "to": sorted({mask_phone(record.outbox[index].to) for index in record.undelivered()}),
+            "lease": "live" if record.lease_expires_at > now else "free",
+        }
+
+    def resend(self, keys: Sequence[str]) -> list[dict[str, Any]]:
+        """Each record's missing replies, through the outbox lease: never a second copy of a reply
+        a live attempt is sending (it holds the lease) or has recorded as delivered."""
+        results: list[dict[str, Any]] = []
+        for key in keys:
+            record = self.store.read_completed(key)
+            if record is None:
+                results.append({"key": key, "result": "no completed record with this key"})
+                continue
+            missing = len(record.undelivered())
+            try:
+                outcome = self.processor.resend(record)
+            except RetryLater as busy:
+                results.append({"key": key, "result": f"not sent now: {busy}"})
+                continue
+            results.append({"key": key, "result": outcome.value, "was_missing": missing})
+        return results
+
+    # -- dead letters -------------------------------------------------------------------------------
+
+    def dead_letters(self) -> list[dict[str, Any]]:
+        now = self.clock()
+        listed = []
+        received = self._receive_all(self.settings.dead_letter_queue_url)
+        self._show_again(self.settings.dead_letter_queue_url, received)
+        for message in received:
+            attributes = message.get("Attributes", {})
+            custom = message.get("MessageAttributes", {})
+            body = message.get("Body", "")
+            try:
+                fields = json.loads(body)
+            except ValueError:
+                fields = {}
+            fields = fields if isinstance(fields, dict) else {}
+            reason = custom.get("reason", {}).get("StringValue")
+            sender = fields.get("From")
+            listed.append(
+                {
+                    "id": message["MessageId"],
+                    "reason": reason or "failed every receive allowed (the queue's redrive policy)",
+                    "message_sid": fields.get("MessageSid"),
+                    "from": mask_phone(sender) if isinstance(sender, str) else None,
+                    "age_seconds": round(now - int(attributes.get("SentTimestamp", now * 1000)) / 1000),
+                    "receive_count": int(attributes.get("ApproximateReceiveCount", 0)),
+                }
+            )
+        return listed
+
+    def redrive(self, ids: Iterable[str] | None) -> list[dict[str, Any]]:
+        """Back to the incoming queue, body unchanged (so a message already processed is known by
+        its MessageSid). Each is sent before it is deleted: an interruption leaves a copy in both
+        queues, never in neither, and the game recognises the copy."""
+        wanted = None if ids is None else set(ids)
+        moved = []
+        received = self._receive_all(self.settings.dead_letter_queue_url)
+        self._show_again(
+            self.settings.dead_letter_queue_url,
+            [message for message in received if wanted is not None and message["MessageId"] not in wanted],
+        )
+        for message in received:
+            if wanted is not None and message["MessageId"] not in wanted:
+                continue
+            sent = self.sqs.send_message(
+                QueueUrl=self.settings.incoming_queue_url, MessageBody=message["Body"]
+            )
+            self.sqs.delete_message(
+                QueueUrl=self.settings.dead_letter_queue_url, ReceiptHandle=message["ReceiptHandle"]
+            )
+            moved.append({"id": message["MessageId"], "new_id": sent["MessageId"]})
+        missing = (wanted or set()) - {row["id"] for row in moved}
+        if missing:
+            raise Refused(f"not on the dead-letter queue: {', '.join(sorted(missing))} (moved: {len(moved)})")
+        return moved
+
+    def _receive_all(self, url: str) -> list[dict[str, Any]]:
+        """Every message now on a queue, each once; shown again to other readers afterwards."""
+        seen: dict[str, dict[str, Any]] = {}
+        while True:
+            batch = self.sqs.receive_message(
+                QueueUrl=url,
+                MaxNumberOfMessages=10,
+                VisibilityTimeout=_LISTING_VISIBILITY_SECONDS,
+                WaitTimeSeconds=0,
+                AttributeNames=["All"],
+                MessageAttributeNames=["All"],
+            ).get("Messages", [])
+            if not batch:
+                break
+            for message in batch:
+                seen.setdefault(message["MessageId"], message)
+        return list(seen.values())
+
+    def _show_again(self, url: str, messages: Iterable[dict[str, Any]]) -> None:
+        for message in messages:
+            self.sqs.change_message_visibility(
+                QueueUrl=url, ReceiptHandle=message["ReceiptHandle"], VisibilityTimeout=0
+            )
+
+    # -- players' leases and erasure ----------------------------------------------------------------
+
+    def unlock(self, phone: str, *, force: bool) -> dict[str, Any]:
+        """Release a player's lease, that exact one (by its id): an expired one at once, a live one
+        only with force. A live lease's holder then fails its fenced commit and its message comes
+        back later, so forcing is safe for the data, but it wastes that attempt."""
+        now = self.clock()
+        row = self.store.read_player_row(phone)
+        if row is None or row.lease_id is None or row.lease_expires_at is None:
+            return {"phone": mask_phone(phone), "result": "no lease"}
+        live = row.lease_expires_at > now
+        if live and not force:
+            raise Refused(
+                f"the lease on {mask_phone(phone)} is live for {round(row.lease_expires_at - now)} s more: "
+                "an invocation is probably using it; wait, or use --force"
+            )
+        self.store.release(LockedPlayer(phone, row.lease_id, row.lease_expires_at, row.player, None))
+        after = self.store.read_player_row(phone)
+        released = after is None or after.lease_id != row.lease_id
+        return {
+            "phone": mask_phone(phone),
+            "result": ("released" if released else "not released: it changed meanwhile")
+            + (" (it was live)" if live else ""),
+        }
+
+    def erase(self, phone: str) -> dict[str, Any]:
+        """A data-deletion request: the player's STOP, processed as the game function processes one
+        (locks in order, every record that mentions the number, outboxes), without a text to them."""
+        request = InboundSms(
+            message_sid=f"{ERASURE_REQUEST_PREFIX}{uuid.uuid4().hex}",
+            sender=phone,
+            recipient=phone,
+            body="STOP",
+            transport_id="admin",
+            opt_out_type="STOP",
+        )
+        outcome = self.processor.process(request)
+        return {"phone": mask_phone(phone), "result": outcome.value, "request": request.message_sid}

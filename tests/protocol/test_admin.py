@@ -1,0 +1,251 @@
+"""The operator's tool against moto and the local Twilio API: each command finds what the pipeline
+left behind and repairs it through the game's own protocol (docs/operations.md)."""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+from typing import Any
+
+import boto3
+import pytest
+
+from serverless_rps import app, replies
+from serverless_rps.admin import cli, locate
+from serverless_rps.admin.operations import Operator
+from serverless_rps.observability import mask_phone
+from serverless_rps.rules import Move
+from serverless_rps_local.twilio_api import LocalTwilioApi
+from tests.conftest import ALICE, BOB, BOT_NUMBER, REGION, TABLES
+from tests.protocol.test_lambda_handler import LambdaContext, _event, deployed
+
+__all__ = ["deployed"]
+
+CAROL = "+15550000003"
+
+
+@pytest.fixture
+def operator(deployed: Any) -> Operator:
+    return Operator.connect(locate.from_environment())
+
+
+def _text(*messages: tuple[str, str, str]) -> dict[str, Any]:
+    return app.lambda_handler(_event(*messages), LambdaContext())
+
+
+def _admin(operator: Operator, *argv: str, answer: str = "") -> tuple[int, str]:
+    out = io.StringIO()
+    status = cli.main(["--json", *argv], connect=lambda _: operator, out=out, ask=lambda _: answer)
+    return status, out.getvalue()
+
+
+def _register(*players: tuple[str, str]) -> None:
+    for number, (phone, name) in enumerate(players):
+        assert _text((f"SM{name:0>32}"[:34], phone, f"nick {name}")) == {"batchItemFailures": []}, number
+
+
+# -- outbox ---------------------------------------------------------------------------------------
+
+
+def _a_reply_that_could_not_be_sent(twilio: LocalTwilioApi) -> str:
+    """Alice throws at bob; the commit holds both replies, but Twilio fails and SQS's message
+    never comes back (it expired, or was dead-lettered): neither reply is ever sent."""
+    _register((ALICE, "alice"), (BOB, "bob"))
+    twilio.fail_next(1, status=500)
+    sid = "SM" + "c" * 32
+    assert _text((sid, ALICE, "rock bob"))["batchItemFailures"]
+    return sid
+
+
+def test_outbox_pending_lists_a_committed_reply_that_was_never_sent(
+    operator: Operator, twilio: LocalTwilioApi
+) -> None:
+    sid = _a_reply_that_could_not_be_sent(twilio)
+
+    status, output = _admin(operator, "outbox", "pending")
+
+    assert status == 0
+    [row] = json.loads(output)
+    assert (row["key"], row["not_sent"], row["replies"]) == (sid, 2, 2)
+    assert row["to"] == sorted([mask_phone(ALICE), mask_phone(BOB)])
+    assert _admin(operator, "outbox", "pending", "--older-than", "1h")[1].strip() == "[]"
+
+
+def test_outbox_resend_sends_the_missing_reply_once_and_then_there_is_nothing_to_send(
+    operator: Operator, twilio: LocalTwilioApi
+) -> None:
+    sid = _a_reply_that_could_not_be_sent(twilio)
+    challenge = replies.challenged("alice")
+
+    status, output = _admin(operator, "--yes", "outbox", "resend", "--all")
+
+    assert status == 0
+    assert json.loads(output) == [{"key": sid, "result": "resent", "was_missing": 2}]
+    assert [m["body"] for m in twilio.sent_messages() if m["to"] == BOB].count(challenge) == 1
+    assert [m["body"] for m in twilio.sent_messages() if m["to"] == ALICE].count(
+        replies.throw_waiting("bob", Move.ROCK)
+    ) == 1
+    assert json.loads(_admin(operator, "outbox", "pending")[1]) == []
+    # The late redelivery of the SQS message now finds everything sent.
+    assert _text((sid, ALICE, "rock bob")) == {"batchItemFailures": []}
+    _admin(operator, "--yes", "outbox", "resend", sid)
+    assert [m["body"] for m in twilio.sent_messages() if m["to"] == BOB].count(challenge) == 1
+
+
+def test_a_resend_racing_a_redelivery_waits_for_its_outbox_lease_and_never_doubles_a_reply(
+    operator: Operator, twilio: LocalTwilioApi
+) -> None:
+    sid = _a_reply_that_could_not_be_sent(twilio)
+    record = operator.store.read_completed(sid)
+    assert record is not None
+    # A redelivery has just taken the outbox lease and is about to send.
+    leased = operator.store.lease_outbox(record, "redelivery", time.time())
+    assert leased is not None
+
+    [result] = operator.resend([sid])
+    assert result["result"].startswith("not sent now")
+    assert [m["to"] for m in twilio.sent_messages()].count(BOB) == 1  # bob's nick confirmation only
+
+    # The redelivery sends and records it; the resend that comes after finds nothing to send.
+    operator.processor._deliver(leased, "redelivery")
+    [again] = operator.resend([sid])
+    assert again["result"] == "duplicate"
+    assert [m["body"] for m in twilio.sent_messages()].count(replies.challenged("alice")) == 1
+
+
+def test_resend_of_an_unknown_key_says_so_and_sends_nothing(
+    operator: Operator, twilio: LocalTwilioApi
+) -> None:
+    status, output = _admin(operator, "--yes", "outbox", "resend", "SM" + "0" * 32)
+
+    assert status == 0
+    assert json.loads(output)[0]["result"] == "no completed record with this key"
+    assert twilio.sent_messages() == []
+
+
+# -- dead letters ---------------------------------------------------------------------------------
+
+
+def test_dlq_list_shows_why_each_message_is_there_and_redrive_returns_it_unchanged(
+    operator: Operator, deployed: Any, twilio: LocalTwilioApi
+) -> None:
+    sqs = deployed
+    settings = operator.settings
+    # One parked by the game function as poison, one moved by the queue's redrive policy.
+    poison = {"Records": [{**_event(("SM" + "1" * 32, ALICE, "x"))["Records"][0], "body": "not json"}]}
+    assert app.lambda_handler(poison, LambdaContext()) == {"batchItemFailures": []}
+    body = json.dumps({"MessageSid": "SM" + "2" * 32, "From": CAROL, "To": BOT_NUMBER, "Body": "help"})
+    failed = sqs.send_message(QueueUrl=settings.dead_letter_queue_url, MessageBody=body)["MessageId"]
+
+    listed = {row["id"]: row for row in json.loads(_admin(operator, "dlq", "list")[1])}
+
+    assert len(listed) == 2
+    assert listed[failed]["reason"] == "failed every receive allowed (the queue's redrive policy)"
+    assert (listed[failed]["message_sid"], listed[failed]["from"]) == ("SM" + "2" * 32, mask_phone(CAROL))
+    [parked] = [row for row in listed.values() if row["id"] != failed]
+    assert parked["reason"] == "body is not JSON"
+    # Listing hides nothing afterwards: a redrive right after finds the message.
+    status, output = _admin(operator, "--yes", "dlq", "redrive", failed)
+    assert status == 0
+    assert [row["id"] for row in json.loads(output)] == [failed]
+    [moved] = sqs.receive_message(QueueUrl=settings.incoming_queue_url)["Messages"]
+    assert moved["Body"] == body
+    assert [row["id"] for row in json.loads(_admin(operator, "dlq", "list")[1])] == [parked["id"]]
+
+
+def test_redrive_of_an_id_that_is_not_there_is_an_error(operator: Operator) -> None:
+    assert _admin(operator, "--yes", "dlq", "redrive", "no-such-id")[0] == 2
+
+
+# -- status and player ------------------------------------------------------------------------------
+
+
+def test_status_finds_stuck_claims_expired_leases_unsent_replies_and_dead_letters(
+    operator: Operator, deployed: Any, twilio: LocalTwilioApi
+) -> None:
+    sid = _a_reply_that_could_not_be_sent(twilio)
+    now = time.time()
+    operator.store.claim("SM" + "d" * 32, "a-dead-attempt", now - 3600)  # its claim ran out an hour ago
+    operator.store.lock(CAROL, "a-dead-lock", now - 3600)
+    deployed.send_message(QueueUrl=operator.settings.dead_letter_queue_url, MessageBody="{}")
+
+    status = json.loads(_admin(operator, "status")[1])
+
+    assert [row["key"] for row in status["claims_stuck_in_progress"]] == ["SM" + "d" * 32]
+    assert [row["phone"] for row in status["leases_past_expiry"]] == [mask_phone(CAROL)]
+    assert [row["key"] for row in status["replies_not_sent"]] == [sid]
+    assert status["dead_letters"] == 1
+    assert status["incoming_queue"] == {"visible": 0, "in_flight": 0}
+
+
+def test_player_shows_games_challenges_and_replies_waiting(
+    operator: Operator, twilio: LocalTwilioApi
+) -> None:
+    _a_reply_that_could_not_be_sent(twilio)
+
+    bob = json.loads(_admin(operator, "player", BOB)[1])
+    alice = json.loads(_admin(operator, "player", ALICE)[1])
+
+    assert bob["nickname"] == "bob"
+    assert [row["challenger"] for row in bob["challenged_by"]] == ["alice"]
+    assert bob["replies_not_sent"][0]["to_this_phone"] == 1
+    assert [(row["opponent"], row["move"]) for row in alice["waiting_on"]] == [("bob", Move.ROCK.value)]
+    assert alice["replies_not_sent"][0]["to_this_phone"] == 1
+    assert json.loads(_admin(operator, "player", CAROL)[1])["registered"] is False
+
+
+# -- leases and erasure -----------------------------------------------------------------------------
+
+
+def test_unlock_releases_an_expired_lease_and_refuses_a_live_one_without_force(operator: Operator) -> None:
+    _register((ALICE, "alice"))
+    operator.store.lock(ALICE, "expired", time.time() - 3600)
+    assert json.loads(_admin(operator, "--yes", "unlock", ALICE)[1])["result"] == "released"
+
+    operator.store.lock(ALICE, "live", time.time())
+    assert _admin(operator, "--yes", "unlock", ALICE)[0] == 2
+    assert operator.store.read_player_row(ALICE).lease_id == "live"  # type: ignore[union-attr]
+
+    result = json.loads(_admin(operator, "--yes", "unlock", ALICE, "--force")[1])
+    assert result["result"] == "released (it was live)"
+    row = operator.store.read_player_row(ALICE)
+    assert row is not None
+    assert (row.lease_id, row.player.display_name if row.player else None) == (None, "alice")
+
+
+def test_unlocking_a_strangers_lease_removes_the_row_it_created(operator: Operator) -> None:
+    operator.store.lock(CAROL, "dead", time.time() - 3600)
+
+    _admin(operator, "--yes", "unlock", CAROL)
+
+    assert operator.store.read_player_row(CAROL) is None
+
+
+def test_erase_removes_the_number_everywhere_without_texting_it(
+    operator: Operator, twilio: LocalTwilioApi
+) -> None:
+    _register((ALICE, "alice"), (BOB, "bob"))
+    assert _text(("SM" + "e" * 32, ALICE, "rock bob")) == {"batchItemFailures": []}
+    texts_before = len(twilio.sent_messages())
+
+    status, output = _admin(operator, "--yes", "erase", BOB)
+
+    assert status == 0
+    assert json.loads(output)["result"] == "processed"
+    assert len(twilio.sent_messages()) == texts_before
+    dynamodb = boto3.client("dynamodb", region_name=REGION)
+    for table in (TABLES.game_state, TABLES.nickname, TABLES.idempotency):
+        assert BOB not in json.dumps(dynamodb.scan(TableName=table)["Items"]), table
+    assert json.loads(_admin(operator, "player", ALICE)[1])["waiting_on"] == []
+
+
+def test_a_destructive_command_asks_first_and_does_nothing_unless_told_yes(
+    operator: Operator, twilio: LocalTwilioApi
+) -> None:
+    _register((ALICE, "alice"))
+
+    status, _ = _admin(operator, "erase", ALICE, answer="n")
+
+    assert status == 1
+    assert json.loads(_admin(operator, "player", ALICE)[1])["registered"] is True
