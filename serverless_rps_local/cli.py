@@ -24,7 +24,7 @@ from serverless_rps_local import dev_account
 from serverless_rps_local.dynamodb_local import DynamoDbLocalMissing
 from serverless_rps_local.invoke import invoke_event_files
 from serverless_rps_local.saved_state import StateInUse
-from serverless_rps_local.stack import LocalStack, StackOptions, repository_root
+from serverless_rps_local.stack import OPERATOR_ENVIRONMENT, LocalStack, StackOptions, repository_root
 
 DEFAULT_PAGE_PORT = 8765
 DEMO_SCRIPT = (
@@ -120,6 +120,8 @@ Ready in {stack.started_in_seconds:.1f} s. Open the phones:  {info["page_url"]}/
   State:                   {info["state_directory"]} ({restored.get("items", 0)} items, \
 {restored.get("messages", 0)} queued messages restored; saved on Ctrl-C)
   Logs:                    {Path(info["state_directory"]) / "logs"}
+  Operator's tool:         set -a; . {Path(info["state_directory"]) / OPERATOR_ENVIRONMENT}; set +a
+                           .venv/bin/python -m serverless_rps.admin status
 
 Ctrl-C stops everything and saves the state.""",
         flush=True,

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import logging
+import shlex
 import threading
 import time
 from collections.abc import Iterable
@@ -58,6 +59,8 @@ _log = logging.getLogger(__name__)
 __all__ = ["GAME_FUNCTION", "WEBHOOK_FUNCTION", "LocalStack", "StackOptions", "repository_root"]
 
 GAME_FUNCTION = "GameFunction"
+# In the state directory while the stack runs: the game function's variables (docs/operations.md).
+OPERATOR_ENVIRONMENT = "game-function.env"
 WEBHOOK_FUNCTION = "WebhookFunction"
 _INCOMING_QUEUE = "IncomingQueue"
 _DEAD_LETTER_QUEUE = "DeadLetterQueue"
@@ -180,6 +183,8 @@ class LocalStack:
             for future in pending:
                 future.result()
 
+        if self.state is not None:
+            self._write_operator_environment()
         if self.options.poll_queue:
             self.event_source = self._event_source()
             self.event_source.start()
@@ -268,7 +273,17 @@ class LocalStack:
         if self.dynamodb_local is not None:
             self.dynamodb_local.stop()
         if self.state is not None:
+            (self.state.path / OPERATOR_ENVIRONMENT).unlink(missing_ok=True)  # its ports are gone
             self.state.unlock()
+
+    def _write_operator_environment(self) -> None:
+        """The game function's variables, for the operator's tool in another terminal:
+        `set -a; . .local-state/game-function.env; set +a; python -m serverless_rps.admin status`.
+        Removed when the stack stops (its ports change at every start)."""
+        assert self.state is not None
+        environment = self.functions[GAME_FUNCTION].environment
+        lines = [f"{name}={shlex.quote(value)}" for name, value in sorted(environment.items())]
+        (self.state.path / OPERATOR_ENVIRONMENT).write_text("\n".join(lines) + "\n", encoding="utf-8")
 
     # -- state -----------------------------------------------------------------------------------
 

@@ -7,10 +7,12 @@ their help and ask first, unless given --yes.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import logging
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TextIO
 
 import boto3
@@ -19,6 +21,7 @@ from serverless_rps.admin import locate
 from serverless_rps.admin.operations import Operator, Refused
 from serverless_rps.config import ConfigurationError
 from serverless_rps.exceptions import RetryLater
+from serverless_rps.observability import logger
 
 __all__ = ["main", "parse_duration"]
 
@@ -42,6 +45,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--stack", help="a deployed stack's name: its game function's settings are used")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument("--yes", action="store_true", help="do not ask before changing anything")
+    parser.add_argument(
+        "--verbose",
+        action="store_true",
+        help="show the game's own log lines (on stderr), not only its warnings",
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     commands.add_parser(
@@ -138,8 +146,9 @@ def main(
 ) -> int:
     arguments = _parser().parse_args(argv)
     try:
-        operator = (connect or _connect)(arguments)
-        result = _run(arguments, operator, ask)
+        with _game_logs_to_stderr(verbose=arguments.verbose):
+            operator = (connect or _connect)(arguments)
+            result = _run(arguments, operator, ask)
     except (Refused, ConfigurationError, RetryLater) as problem:
         print(f"error: {problem}", file=sys.stderr)
         return 2
@@ -150,6 +159,20 @@ def main(
         return 1
     out.write(json.dumps(result, indent=2, default=str) + "\n" if arguments.json else _render(result))
     return 0
+
+
+@contextlib.contextmanager
+def _game_logs_to_stderr(*, verbose: bool) -> Iterator[None]:
+    """The game's JSON log lines go to stdout in Lambda; here stdout is the tool's own output."""
+    handler, level = logger.registered_handler, logger.log_level
+    stream = handler.setStream(sys.stderr) if isinstance(handler, logging.StreamHandler) else None
+    logger.setLevel("INFO" if verbose else "WARNING")
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+        if stream is not None and isinstance(handler, logging.StreamHandler):
+            handler.setStream(stream)
 
 
 def _connect(arguments: argparse.Namespace) -> Operator:

@@ -36,6 +36,8 @@ class Scenario:
     # Labels whose text comes with Twilio's OptOutType (an opt-out Twilio matched, or the operator's
     # `erase`, which processes a STOP with OptOutType STOP).
     opt_out_types: Mapping[str, str] = field(default_factory=dict)
+    # The operator's `outbox resend` of a message, by label (not a text: see world.OperatorResend).
+    resends: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def labels(self) -> list[str]:
@@ -99,6 +101,16 @@ SCENARIOS = (
         "bob's resolving throw dies between its commit and its sends; a copy arrives meanwhile",
         setup=(*REGISTERED, (ALICE, "rock bob")),
         messages={"b": (BOB, "paper alice")},
+        faults=frozenset({"kill", "lost", "redeliver", "wait"}),
+        bound=2,
+    ),
+    Scenario(
+        "resend_racing_redelivery",
+        "bob's resolving throw dies after its commit; the operator's `outbox resend` of it races "
+        "its redelivery: every reply goes out, none twice",
+        setup=(*REGISTERED, (ALICE, "rock bob")),
+        messages={"b": (BOB, "paper alice")},
+        resends={"r": "b"},
         faults=frozenset({"kill", "lost", "redeliver", "wait"}),
         bound=2,
     ),

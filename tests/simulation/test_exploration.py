@@ -26,6 +26,7 @@ SAMPLE_BOUNDS: dict[str, int | None] = {
     "same_nickname_at_once": 1,
     "rename_while_thrown_at": 0,
     "crash_after_commit": 1,
+    "resend_racing_redelivery": 1,
     "expired_lease_fencing": 0,
 }
 JOBS = 2

@@ -155,10 +155,11 @@ class Delivery(Invocation):
             new_id=self.new_id,
             jitter=lambda: 1.0,
         )
+        self.store = store
         self._function = GameFunction(
             processor, IncomingQueue(harness.sqs, _QUEUE), DeadLetterQueue(harness.sqs, _DEAD_LETTERS)
         )
-        self._record = world.queued_record(self)
+        self._record = self._queued(world)
 
     def clock(self) -> float:
         return self.world.now + self.slept
@@ -178,8 +179,30 @@ class Delivery(Invocation):
         """Ended with something other than a request to retry the message later."""
         return self.error is not None and not isinstance(self.error, RetryLater | StaleRead)
 
+    def _queued(self, world: World) -> dict[str, Any]:
+        return world.queued_record(self)
+
     def _handle(self) -> None:
         self._function.handle_record(self._record)
+
+
+class OperatorResend(Delivery):
+    """`python -m serverless_rps.admin outbox resend`: not a text, the operator's command, which
+    reads a message's completed record and sends what it never sent through the same outbox lease
+    as a redelivery. It is judged like one: any reply it sends must be committed and sent once."""
+
+    def __init__(self, world: World, label: str, number: int, message: str) -> None:
+        self.target = message
+        super().__init__(world, label, number)
+        self.message_sid = message_sid(message)
+
+    def _queued(self, world: World) -> dict[str, Any]:
+        return {}  # no SQS record: the operator runs it
+
+    def _handle(self) -> None:
+        record = self.store.read_completed(self.message_sid)
+        if record is not None:
+            self._function.processor.resend(record)
 
 
 class World:
@@ -233,6 +256,10 @@ class World:
             for label in self.scenario.labels:
                 for _ in range(self.scenario.copies.get(label, 1)):
                     self.scheduler.start(self.deliver(label))
+            for label, message in sorted(self.scenario.resends.items()):
+                resend = OperatorResend(self, label, 1, message)
+                self.deliveries.append(resend)
+                self.scheduler.start(resend)
             self._after_step()
         return self
 

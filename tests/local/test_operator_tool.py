@@ -1,0 +1,69 @@
+"""The operator's tool against the local stack, as docs/operations.md walks through it: the stack
+leaves the game function's variables in its state directory; a stuck outbox and a dead letter are
+found with `status` and repaired with `outbox resend` and `dlq redrive`."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from bench.environment import sqs_event, sqs_record
+from serverless_rps_local import dev_account
+from serverless_rps_local.stack import GAME_FUNCTION, OPERATOR_ENVIRONMENT, LocalStack, StackOptions
+
+REPO = Path(__file__).resolve().parents[2]
+PHONE = dev_account.FIRST_PHONE_NUMBERS[0]
+
+
+def _variables(path: Path) -> dict[str, str]:
+    pairs = (line.split("=", 1) for line in path.read_text().splitlines() if line)
+    return {name: shlex.split(value)[0] if value else "" for name, value in pairs}
+
+
+def _admin(variables: dict[str, str], *argv: str) -> Any:
+    result = subprocess.run(
+        [sys.executable, "-m", "serverless_rps.admin", "--json", *argv],
+        cwd=REPO,
+        env={"PATH": os.environ.get("PATH", ""), **variables},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_a_stuck_outbox_and_a_dead_letter_are_found_and_repaired(tmp_path: Path) -> None:
+    options = StackOptions(state_directory=tmp_path, serve_http=False, poll_queue=False, warm=False)
+    with LocalStack(options) as stack:
+        variables = _variables(tmp_path / OPERATOR_ENVIRONMENT)
+        # A `help` whose reply Twilio refuses; say its SQS message then expired: nothing retries it.
+        stack.twilio.fail_next(3, status=500)
+        event = sqs_event([sqs_record(PHONE, "help", sid="SM" + "a" * 32)])
+        assert stack.function(GAME_FUNCTION).invoke(event).response["batchItemFailures"]
+        body = json.dumps(
+            {"MessageSid": "SM" + "b" * 32, "From": PHONE, "To": "+15550000000", "Body": "score"}
+        )
+        stack.aws("sqs").send_message(QueueUrl=variables["DEAD_LETTER_QUEUE_URL"], MessageBody=body)
+
+        status = _admin(variables, "status")
+        assert [row["key"] for row in status["replies_not_sent"]] == ["SM" + "a" * 32]
+        assert status["dead_letters"] == 1
+
+        stack.twilio.clear()
+        assert _admin(variables, "--yes", "outbox", "resend", "--all")[0]["result"] == "resent"
+        assert [message["to"] for message in stack.twilio.sent_messages()] == [PHONE]
+        [moved] = _admin(variables, "--yes", "dlq", "redrive", "--all")
+        incoming = stack.aws("sqs").receive_message(QueueUrl=variables["INCOMING_QUEUE_URL"])["Messages"]
+        assert [message["Body"] for message in incoming] == [body]
+        after = _admin(variables, "status")
+        assert (after["replies_not_sent"], after["dead_letters"]) == ([], 0)
+        assert moved["new_id"] == incoming[0]["MessageId"]
+
+    assert not (tmp_path / OPERATOR_ENVIRONMENT).exists(), "its ports are gone with the stack"
