@@ -21,7 +21,8 @@ from serverless_rps.exceptions import ConfigurationProblem, PoisonMessage, Retry
 from serverless_rps.game import Limits
 from serverless_rps.game_store import DynamoGameStore, TableNames
 from serverless_rps.message_queue import DeadLetterQueue, IncomingQueue
-from serverless_rps.observability import logger, tracer
+from serverless_rps.observability import count, count_message, logger, metrics, tracer
+from serverless_rps.parsing import parse
 from serverless_rps.processing import InboundSms, MessageProcessor
 from serverless_rps.reply_budget import BudgetPolicy
 from serverless_rps.sms_gateway import TwilioSmsGateway
@@ -42,15 +43,19 @@ class GameFunction:
         """One SQS record of the event (Lambda's shape: messageId, receiptHandle, body, ...)."""
         body, message_id = record.get("body") or "", record["messageId"]
         try:
-            sms = InboundSms.from_queue_body(body, message_id)
+            sms = InboundSms.from_queue_body(body, message_id, _enqueued_at(record))
         except PoisonMessage as poison:
             # Kept, with the reason, and acknowledged: it must never block or loop.
             self.dead_letters.park(body, str(poison), message_id)
             logger.error("poison message parked on the dead-letter queue", extra={"reason": str(poison)})
+            count("DeadLetters")
+            count_message("-", "poison")
             return
+        command = type(parse(sms.body, sms.opt_out_type)).__name__
         try:
             result = self.processor.process(sms)
         except ConfigurationProblem as problem:
+            count_message(command, "configuration_error")
             # Named for what it is: the alarm on ERROR lines fires, and the message stays queued.
             logger.error(
                 "configuration error; the message will be retried",
@@ -62,6 +67,7 @@ class GameFunction:
             )
             raise
         except RetryLater as retry:
+            count_message(command, "retry")
             logger.warning(
                 "message will be retried", extra={"reason": str(retry), "retry_after": retry.retry_after}
             )
@@ -69,12 +75,14 @@ class GameFunction:
                 self._come_back_soon(record["receiptHandle"], retry.retry_after)
             raise
         except Exception as unexpected:
+            count_message(command, "unexpected_error")
             # Once, at ERROR, with the stack, before the batch handler reports the record failed.
             logger.exception(
                 "unexpected error; the message will be retried",
                 extra={"error_type": type(unexpected).__name__, "reason": str(unexpected)},
             )
             raise
+        count_message(command, result.value)
         tracer.put_annotation("result", result.value)
 
     def _come_back_soon(self, receipt_handle: str, seconds: float) -> None:
@@ -88,7 +96,9 @@ class GameFunction:
         the ones listed come back after their visibility timeout, the rest are deleted. A failing
         batch is never failed whole, which would bring back the records that succeeded."""
         failed = []
-        for record in event.get("Records", []):
+        records = event.get("Records", [])
+        count("Records", len(records))
+        for record in records:
             try:
                 self.handle_record(record)
             except Exception:  # noqa: BLE001 - logged in handle_record; SQS redelivers it
@@ -151,7 +161,18 @@ def _cold_start() -> GameFunction:
         raise
 
 
+def _enqueued_at(record: Mapping[str, Any]) -> float | None:
+    """When the webhook put the message on the queue: SQS's SentTimestamp (ms), which a redrive
+    resets. None if the record does not say."""
+    sent = record.get("attributes", {}).get("SentTimestamp")
+    try:
+        return int(sent) / 1000 if sent is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
 @logger.inject_lambda_context(clear_state=True)
 @tracer.capture_lambda_handler(capture_response=False)
+@metrics.log_metrics  # the invocation's counters, as one EMF line at its end
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     return _cold_start().handle_batch(event, context)

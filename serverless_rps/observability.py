@@ -18,15 +18,36 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools.logging import Logger
+from aws_lambda_powertools.metrics import Metrics, MetricUnit, single_metric
 from aws_lambda_powertools.shared import constants
 from aws_lambda_powertools.shared.functions import resolve_truthy_env_var_choice
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.tracing import Tracer
 
-__all__ = ["Untraced", "logger", "mask_phone", "tracer", "tracing_enabled"]
+__all__ = [
+    "NAMESPACE",
+    "Untraced",
+    "count",
+    "count_message",
+    "logger",
+    "mask_phone",
+    "metrics",
+    "milliseconds",
+    "tracer",
+    "tracing_enabled",
+]
 
 SERVICE = "serverless-rps"
+# CloudWatch metrics, written as embedded metric format (EMF) lines in the function's log and
+# extracted by CloudWatch Logs: no PutMetricData call, nothing on the message's path but a print at
+# the end of the invocation (`metrics.log_metrics` on the handler). Each has the dimension
+# `service`; `Messages` has `command` and `outcome` too. template.yaml's dashboard shows them.
+# The namespace is the stack's (template.yaml sets POWERTOOLS_METRICS_NAMESPACE), so that two
+# stacks in one account never mix their figures; "ServerlessRps" elsewhere.
+NAMESPACE = "ServerlessRps"
+_namespace = os.getenv("POWERTOOLS_METRICS_NAMESPACE") or NAMESPACE
+metrics = Metrics(namespace=_namespace, service=SERVICE)
 
 logger = Logger(service=SERVICE)
 # Twilio's client logs each request's URL and headers at INFO; keep it to warnings.
@@ -71,6 +92,30 @@ def _tracer() -> Tracer | Untraced:
 
 
 tracer = _tracer()
+
+
+def count(name: str, value: int = 1) -> None:
+    """Add to a counter of this invocation (RepliesSent, LockContention, BudgetHits, ...)."""
+    if value:
+        metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)
+
+
+def milliseconds(name: str, value: float) -> None:
+    metrics.add_metric(name=name, unit=MetricUnit.Milliseconds, value=max(0.0, value))
+
+
+def count_message(command: str, outcome: str) -> None:
+    """One message handled, by command and outcome: its own EMF line, since its dimensions differ
+    from the invocation's other metrics."""
+    with single_metric(
+        name="Messages",
+        unit=MetricUnit.Count,
+        value=1,
+        namespace=NAMESPACE,
+        default_dimensions={"service": SERVICE},
+    ) as metric:
+        metric.add_dimension(name="command", value=command)
+        metric.add_dimension(name="outcome", value=outcome)
 
 
 def mask_phone(phone: str | None) -> str:

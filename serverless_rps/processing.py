@@ -44,7 +44,7 @@ from serverless_rps.exceptions import (
     SmsTemporarilyFailed,
     StaleRead,
 )
-from serverless_rps.observability import logger, mask_phone, tracer
+from serverless_rps.observability import count, logger, mask_phone, milliseconds, tracer
 from serverless_rps.parsing import (
     AnsweredByTwilio,
     Command,
@@ -84,6 +84,8 @@ class InboundSms:
     transport_id: str
     # What Twilio's Advanced Opt-Out matched, when it is on: STOP, START or HELP (docs/opt-out.md).
     opt_out_type: str | None = None
+    # When the webhook put it on the queue (SQS's SentTimestamp), for the reply delay metric.
+    enqueued_at: float | None = None
 
     @property
     def idempotency_key(self) -> str:
@@ -91,7 +93,7 @@ class InboundSms:
         return self.message_sid or f"sqs:{self.transport_id}"
 
     @classmethod
-    def from_queue_body(cls, body: str, transport_id: str) -> InboundSms:
+    def from_queue_body(cls, body: str, transport_id: str, enqueued_at: float | None = None) -> InboundSms:
         """Raises PoisonMessage for a body that no retry could ever process."""
         try:
             fields: Any = json.loads(body)
@@ -115,6 +117,7 @@ class InboundSms:
             fields["Body"],
             transport_id,
             opt_out_type.strip().upper() if isinstance(opt_out_type, str) and opt_out_type.strip() else None,
+            enqueued_at,
         )
 
 
@@ -152,9 +155,9 @@ class MessageProcessor:
         attempt_id = self._new_id()
         claimed = self._store.claim(sms.idempotency_key, attempt_id, self._clock())
         if isinstance(claimed, CompletedRecord):
-            return self._finish_earlier_attempt(claimed, attempt_id)
+            return self._finish_earlier_attempt(claimed, attempt_id, sms.enqueued_at)
         record = self._apply(claimed, sms)
-        self._deliver(record, attempt_id)
+        self._deliver(record, attempt_id, sms.enqueued_at)
         return Result.PROCESSED
 
     def resend(self, record: CompletedRecord) -> Result:
@@ -252,9 +255,12 @@ class MessageProcessor:
     ) -> CompletedRecord:
         now = self._clock()
         # Every reply spends from its recipient's budget, charged in this commit and so only once.
+        wanted = decision.replies
         decision, budgets = apply_budget(
             decision, {held.phone: held.budget for held in locked}, now, self._budget
         )
+        # Replies the budget held back (dropped, or replaced by the one notice).
+        count("BudgetHits", len(wanted) - sum(1 for reply in decision.replies if reply in wanted))
         # Replies leave from the number the player texted.
         outbox = [OutboundSms(reply.to, sms.recipient, reply.body) for reply in decision.replies]
         return self._store.commit(claim, locked, decision, outbox, budgets, now)
@@ -291,6 +297,7 @@ class MessageProcessor:
             try:
                 return self._store.lock(phone, lock_id, self._clock(), player_only=player_only)
             except LockContended:
+                count("LockContention")
                 # Full jitter: concurrent waiters spread out instead of retrying in step.
                 pause = delay * self._jitter()
                 if self._clock() + pause >= deadline:
@@ -300,9 +307,12 @@ class MessageProcessor:
 
     # -- after the commit ----------------------------------------------------------------------
 
-    def _finish_earlier_attempt(self, record: CompletedRecord, attempt_id: str) -> Result:
+    def _finish_earlier_attempt(
+        self, record: CompletedRecord, attempt_id: str, enqueued_at: float | None = None
+    ) -> Result:
         if not record.undelivered():
             logger.info("duplicate of a completed message; nothing to do")
+            count("RepliesDeduplicated", len(record.delivered))
             # An attempt that died right after its last delivery may not have finished this.
             self._best_effort("finish a sent outbox", lambda: self._store.finish(record))
             return Result.DUPLICATE
@@ -311,16 +321,17 @@ class MessageProcessor:
             raise ClaimHeldElsewhere("another attempt is sending this message's replies", retry_after=5)
         # Only what is missing *now*: the holder we waited for may have sent more since our claim.
         record = leased
+        count("RepliesDeduplicated", len(record.delivered))
         if not record.undelivered():
             return Result.DUPLICATE
         logger.info(
             "completed earlier; sending the replies it did not send",
             extra={"missing": len(record.undelivered())},
         )
-        self._deliver(record, attempt_id)
+        self._deliver(record, attempt_id, enqueued_at)
         return Result.RESENT
 
-    def _deliver(self, record: CompletedRecord, attempt_id: str) -> None:
+    def _deliver(self, record: CompletedRecord, attempt_id: str, enqueued_at: float | None = None) -> None:
         for index in record.undelivered():
             if self._clock() >= record.lease_expires_at:
                 # Frozen past our lease (a live invocation never is): another attempt may be
@@ -335,12 +346,18 @@ class MessageProcessor:
                     "Twilio refused a reply for good", extra={"code": refusal.code, "to": mask_phone(sms.to)}
                 )
                 outcome = f"refused:{refusal.code}"
+                count("RepliesRefused")
             except (SmsTemporarilyFailed, ConfigurationProblem):
                 # Let the redelivery send at once instead of waiting for our lease to expire.
                 self._best_effort(
                     "release the outbox", lambda: self._store.release_outbox(record.key, attempt_id)
                 )
                 raise
+            else:
+                count("RepliesSent")
+                if enqueued_at is not None:
+                    # SMS received (the webhook enqueued it) -> reply accepted by Twilio.
+                    milliseconds("ReplyDelay", (self._clock() - enqueued_at) * 1000)
             # The one window for a duplicate SMS: Twilio has accepted it and we die before this write.
             self._store.record_delivery(record, index, outcome)
 

@@ -110,9 +110,15 @@ class Operator:
     def player(self, phone: str) -> dict[str, Any]:
         now = self.clock()
         row = self.store.read_player_row(phone)
-        contact_pending = self._replies_waiting_for(phone, now)
+        activity = self._activity(phone, now)
+        waiting = [entry for entry in activity if entry["replies"] == "waiting"]
         if row is None:
-            return {"phone": phone, "registered": False, "replies_not_sent": contact_pending}
+            return {
+                "phone": phone,
+                "registered": False,
+                "replies_not_sent": waiting,
+                "recent_messages": activity,
+            }
         lease = None
         if row.lease_id is not None and row.lease_expires_at is not None:
             state = "live" if row.lease_expires_at > now else "expired"
@@ -156,20 +162,32 @@ class Operator:
             "reply_budget": None
             if row.budget is None
             else {"level": row.budget.level, "notified": row.budget.notified},
-            "replies_not_sent": contact_pending,
+            "replies_not_sent": waiting,
+            "recent_messages": activity,
         }
 
-    def _replies_waiting_for(self, phone: str, now: float) -> list[dict[str, Any]]:
-        """What the records say about this phone's replies: committed, not yet sent."""
+    def _activity(self, phone: str, now: float) -> list[dict[str, Any]]:
+        """The messages whose replies went, or still wait to go, to this phone: a record names its
+        recipients by keyed hash once its outbox is dropped, by number while it waits. Newest first;
+        as far back as completed records live (18 days)."""
+        contact = self.store.contact_id(phone)
         rows = []
         for message in self.store.scan_messages():
             record = message.record
             if record is None:
                 continue
-            missing = [index for index in record.undelivered() if record.outbox[index].to == phone]
-            if missing:
-                rows.append({**self._pending_row(record, message.ttl, now), "to_this_phone": len(missing)})
-        return rows
+            waiting = [index for index in record.undelivered() if record.outbox[index].to == phone]
+            if not waiting and contact not in record.recipients:
+                continue
+            committed_at = message.ttl - self.settings.completed_record_seconds
+            rows.append(
+                {
+                    "key": record.key,
+                    "age_seconds": round(now - committed_at),
+                    "replies": "waiting" if waiting else "delivered",
+                }
+            )
+        return sorted(rows, key=lambda row: row["age_seconds"])
 
     # -- the outbox ---------------------------------------------------------------------------------
 

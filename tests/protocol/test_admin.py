@@ -189,9 +189,15 @@ def test_player_shows_games_challenges_and_replies_waiting(
 
     assert bob["nickname"] == "bob"
     assert [row["challenger"] for row in bob["challenged_by"]] == ["alice"]
-    assert bob["replies_not_sent"][0]["to_this_phone"] == 1
+    assert [row["key"] for row in bob["replies_not_sent"]] == ["SM" + "c" * 32]
     assert [(row["opponent"], row["move"]) for row in alice["waiting_on"]] == [("bob", Move.ROCK.value)]
-    assert alice["replies_not_sent"][0]["to_this_phone"] == 1
+    assert [row["key"] for row in alice["replies_not_sent"]] == ["SM" + "c" * 32]
+    # Her registration's reply went out: it shows among her recent messages, not among bob's.
+    assert {row["key"]: row["replies"] for row in alice["recent_messages"]} == {
+        "SM" + "c" * 32: "waiting",
+        "SM" + "alice".rjust(32, "0"): "delivered",
+    }
+    assert "SM" + "alice".rjust(32, "0") not in {row["key"] for row in bob["recent_messages"]}
     assert json.loads(_admin(operator, "player", CAROL)[1])["registered"] is False
 
 

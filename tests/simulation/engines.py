@@ -77,7 +77,7 @@ class OutboxWithoutLease(DynamoGameStore):
 class RecordsBeforeSending(MessageProcessor):
     """Marks each reply delivered before handing it to Twilio (so a crash in between loses it)."""
 
-    def _deliver(self, record: CompletedRecord, attempt_id: str) -> None:
+    def _deliver(self, record: CompletedRecord, attempt_id: str, enqueued_at: float | None = None) -> None:
         for index in record.undelivered():
             self._store.record_delivery(record, index, "sending")
             self._sender.send(record.outbox[index])
@@ -86,8 +86,8 @@ class RecordsBeforeSending(MessageProcessor):
 class SendsPastItsLease(MessageProcessor):
     """Keeps sending after its outbox lease has run out, as if frozen invocations never woke."""
 
-    def _deliver(self, record: CompletedRecord, attempt_id: str) -> None:
-        super()._deliver(dataclasses.replace(record, lease_expires_at=math.inf), attempt_id)
+    def _deliver(self, record: CompletedRecord, attempt_id: str, enqueued_at: float | None = None) -> None:
+        super()._deliver(dataclasses.replace(record, lease_expires_at=math.inf), attempt_id, enqueued_at)
 
 
 class LocksInArrivalOrder(MessageProcessor):

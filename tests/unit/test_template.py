@@ -680,3 +680,18 @@ def test_the_game_role_grants_exactly_the_dynamodb_calls_the_store_makes(templat
     assert unknown == set(), f"map these calls to IAM actions: {unknown}"
     assert granted == called
     assert not granted & set(_OPERATOR_ONLY_CALLS.values()), "the game function never scans"
+
+
+def test_the_dashboard_reads_the_namespace_the_game_function_writes_its_metrics_to(
+    template: dict[str, Any],
+) -> None:
+    variables = properties(template, "GameFunction")["Environment"]["Variables"]
+    dashboard = properties(template, "OperationsDashboard")
+    body, substitutions = dashboard["DashboardBody"]["Fn::Sub"]
+
+    assert substitutions["Namespace"] == variables["POWERTOOLS_METRICS_NAMESPACE"]
+    assert substitutions["Namespace"] == {"Fn::Sub": "ServerlessRps/${AWS::StackName}"}
+    for metric in ("Messages", "RepliesSent", "RepliesRefused", "RepliesDeduplicated", "BudgetHits"):
+        assert metric in body, metric
+    for metric in ("ReplyDelay", "LockContention", "DeadLetters"):
+        assert metric in body, metric

@@ -1,0 +1,126 @@
+"""The game function's CloudWatch metrics, as the embedded metric format lines it prints: what an
+operator's dashboard and alarms read (docs/operations.md)."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from serverless_rps import app
+from serverless_rps.observability import NAMESPACE, metrics
+from serverless_rps_local.twilio_api import LocalTwilioApi
+from tests.conftest import ALICE, BOB, new_store
+from tests.protocol.test_lambda_handler import LambdaContext, _event, deployed
+
+__all__ = ["deployed"]
+
+
+@pytest.fixture(autouse=True)
+def _no_metrics_from_earlier_tests() -> None:
+    # Tests that drive the processor without the handler add metrics nobody flushes; in Lambda
+    # every invocation flushes its own (`metrics.log_metrics`).
+    metrics.clear_metrics()
+
+
+class Emitted:
+    """The EMF lines printed so far: metric totals, and `Messages` by (command, outcome)."""
+
+    def __init__(self, output: str) -> None:
+        self.totals: Counter[str] = Counter()
+        self.values: dict[str, list[float]] = {}
+        self.messages: Counter[tuple[str, str]] = Counter()
+        for line in output.splitlines():
+            if not line.startswith("{") or '"_aws"' not in line:
+                continue
+            emf = json.loads(line)
+            [directive] = emf["_aws"]["CloudWatchMetrics"]
+            assert directive["Namespace"] == NAMESPACE
+            for metric in directive["Metrics"]:
+                name = metric["Name"]
+                values = emf[name] if isinstance(emf[name], list) else [emf[name]]
+                self.values.setdefault(name, []).extend(values)
+                self.totals[name] += int(sum(values)) if metric["Unit"] == "Count" else 0
+                if name == "Messages":
+                    self.messages[(emf["command"], emf["outcome"])] += 1
+
+
+def _texts(*messages: tuple[str, str, str], sent_ms_ago: int = 0) -> dict[str, Any]:
+    event = _event(*messages)
+    for record in event["Records"]:
+        record["attributes"]["SentTimestamp"] = str(int(time.time() * 1000) - sent_ms_ago)
+    return app.lambda_handler(event, LambdaContext())
+
+
+def test_a_game_counts_its_messages_by_command_and_outcome_and_every_reply_sent(
+    deployed: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _texts(("SM" + "1" * 32, ALICE, "nick alice"), ("SM" + "2" * 32, BOB, "nick bob"))
+    _texts(("SM" + "3" * 32, ALICE, "rock bob"), sent_ms_ago=2000)
+    _texts(("SM" + "3" * 32, ALICE, "rock bob"))  # Twilio posted it twice
+
+    emitted = Emitted(capsys.readouterr().out)
+
+    assert emitted.messages == {
+        ("SetNickname", "processed"): 2,
+        ("Throw", "processed"): 1,
+        ("Throw", "duplicate"): 1,
+    }
+    assert emitted.totals["RepliesSent"] == 4
+    assert emitted.totals["RepliesDeduplicated"] == 2, "the duplicate found both replies sent"
+    assert emitted.totals["Records"] == 4
+    # SMS received -> reply accepted: the throw's two replies, each about two seconds after.
+    assert len(emitted.values["ReplyDelay"]) == 4
+    assert sorted(emitted.values["ReplyDelay"])[-1] >= 2000
+
+
+def test_a_poison_message_counts_as_a_dead_letter(deployed: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    poison = {"Records": [{**_event(("SM" + "4" * 32, ALICE, "x"))["Records"][0], "body": "[]"}]}
+    app.lambda_handler(poison, LambdaContext())
+
+    emitted = Emitted(capsys.readouterr().out)
+
+    assert emitted.totals["DeadLetters"] == 1
+    assert emitted.messages == {("-", "poison"): 1}
+
+
+def test_a_reply_twilio_refuses_is_counted_as_refused(
+    deployed: Any, twilio: LocalTwilioApi, capsys: pytest.CaptureFixture[str]
+) -> None:
+    twilio.opt_out(ALICE)
+    _texts(("SM" + "5" * 32, ALICE, "help"))
+
+    emitted = Emitted(capsys.readouterr().out)
+
+    assert (emitted.totals["RepliesRefused"], emitted.totals["RepliesSent"]) == (1, 0)
+
+
+def test_lock_contention_and_the_retry_it_causes_are_counted(
+    deployed: Any, dynamodb: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    new_store(dynamodb).lock(ALICE, "another-invocation", time.time())  # a live lease on alice
+
+    response = _texts(("SM" + "6" * 32, ALICE, "help"))
+
+    emitted = Emitted(capsys.readouterr().out)
+    assert response["batchItemFailures"]
+    assert emitted.totals["LockContention"] >= 1
+    assert emitted.messages == {("ShowHelp", "retry"): 1}
+
+
+def test_replies_the_budget_holds_back_are_counted(
+    deployed: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("REPLY_BUDGET_BURST", "1")
+    app._cold_start.cache_clear()
+    _texts(("SM" + "7" * 32, ALICE, "help"))
+    _texts(("SM" + "8" * 32, ALICE, "help"))  # over the burst: the one notice instead
+    _texts(("SM" + "9" * 32, ALICE, "help"))  # and then silence
+
+    emitted = Emitted(capsys.readouterr().out)
+
+    assert emitted.totals["BudgetHits"] == 2
+    assert emitted.totals["RepliesSent"] == 2  # the help, then the notice
