@@ -254,11 +254,18 @@ def _after_call(
                         (entry["M"]["to"]["S"], entry["M"]["from"]["S"], entry["M"]["body"]["S"])
                         for entry in put["outbox"]["L"]
                     ]
-                    log("outbox", key=put["messageId"]["S"], outbox=outbox)
+                    log("outbox", key=put["messageId"]["S"], outbox=outbox, source="commit")
         if ok:
             _maybe_kill("after_commit")
     elif step == "lease":
         log("lease", key=params["Key"]["messageId"]["S"], ok=ok)
+        stored = parsed.get("Attributes", {}).get("outbox", {}).get("L") if ok else None
+        if stored:
+            # The outbox as DynamoDB holds it, read by the attempt that will send it: the committing
+            # worker may have been killed after DynamoDB applied its commit and before it could
+            # log it, and the record drops its outbox once all is sent.
+            outbox = [(e["M"]["to"]["S"], e["M"]["from"]["S"], e["M"]["body"]["S"]) for e in stored]
+            log("outbox", key=params["Key"]["messageId"]["S"], outbox=outbox, source="lease")
     elif step == "record":
         index = int(params["ExpressionAttributeNames"]["#index"])
         outcome = params["ExpressionAttributeValues"][":outcome"]["S"]

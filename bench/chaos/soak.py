@@ -490,14 +490,21 @@ def _scan(dynamodb: Any, table: str) -> list[dict[str, Any]]:
 
 
 def _committed_outboxes(event_directory: Path) -> dict[str, list[tuple[str, str, str]]]:
-    """Each message's outbox as its commit wrote it (a record drops its own once all is sent)."""
+    """Each message's outbox as its commit wrote it (a record drops its own once all is sent), or,
+    when the committing worker died before it could say, as the attempt that leased it read it
+    (an erasure may have blanked entries since: the commit's own word wins)."""
     outboxes: dict[str, list[tuple[str, str, str]]] = {}
+    from_lease: dict[str, list[tuple[str, str, str]]] = {}
     for path in event_directory.glob("worker-*.jsonl"):
         for line in path.read_text().splitlines():
             if '"e": "outbox"' in line:
                 event = json.loads(line)
-                outboxes[event["key"]] = [tuple(entry) for entry in event["outbox"]]  # type: ignore[misc]
-    return outboxes
+                entries = [tuple(entry) for entry in event["outbox"]]
+                if event.get("source") == "lease":
+                    from_lease.setdefault(event["key"], entries)  # type: ignore[arg-type]
+                else:
+                    outboxes[event["key"]] = entries  # type: ignore[assignment]
+    return {**from_lease, **outboxes}
 
 
 def _idempotency(stack: LocalStack, event_directory: Path) -> dict[str, dict[str, Any]]:

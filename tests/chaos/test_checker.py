@@ -227,3 +227,30 @@ def test_poison_missing_from_the_dead_letter_queue_and_a_lost_message_are_violat
     violations = check(record).violations
     assert any("poison message" in violation for violation in violations), violations
     assert any("SM3" in violation for violation in violations), violations
+
+
+def test_an_outbox_is_known_from_the_attempt_that_leased_it_when_its_commit_was_never_logged(
+    tmp_path: Any,
+) -> None:
+    """A worker killed after DynamoDB applied its commit but before it logged it: the copy that
+    leased the outbox logged what it read, which stands in (the commit's own log wins if any)."""
+    import json
+
+    from bench.chaos.soak import _committed_outboxes
+
+    read_at_lease = [["+15550770000", "+15550100000", "You lost."]]
+    as_committed = [["+15550770001", "+15550100000", "You won!"]]
+    (tmp_path / "worker-1.jsonl").write_text(
+        json.dumps({"e": "outbox", "key": "SMa", "outbox": read_at_lease, "source": "lease"})
+        + "\n"
+        + json.dumps({"e": "outbox", "key": "SMb", "outbox": [["erased", "x", "erased"]], "source": "lease"})
+        + "\n"
+    )
+    (tmp_path / "worker-2.jsonl").write_text(
+        json.dumps({"e": "outbox", "key": "SMb", "outbox": as_committed, "source": "commit"}) + "\n"
+    )
+
+    outboxes = _committed_outboxes(tmp_path)
+
+    assert outboxes["SMa"] == [tuple(read_at_lease[0])]
+    assert outboxes["SMb"] == [tuple(as_committed[0])]
