@@ -1,44 +1,54 @@
 # Set-up is part of every target: a fresh clone needs only `make play` or `make test`.
-# Python 3.13 is the Lambda runtime (template.yaml); tests run on the same version.
-# The first candidate that actually runs (a pyenv shim can exist and still fail).
-PYTHON_FOR_VENV ?= $(shell for candidate in $$(ls -d /root/.pyenv/versions/3.13*/bin/python3 2>/dev/null) python3.13 python3; do \
-	"$$candidate" -c 'import sys; assert sys.version_info >= (3, 11)' >/dev/null 2>&1 && { echo "$$candidate"; break; }; done)
+# scripts/setup.sh makes .venv for the purpose at hand: playing needs the runtime dependencies and
+# the local stack's emulators (requirements-play.txt, ~200 MB); the tests add their tools
+# (requirements-dev.txt) and check first for Python 3.13 (the Lambda runtime), chromium, java and
+# npm, saying in one line each what is missing and how to get it.
 VENV := .venv
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed
+PLAY := $(VENV)/.installed-play
+DEV := $(VENV)/.installed-dev
+# The SAM CLI lives in its own environment (scripts/sam-venv.sh). sam build runs the functions'
+# Makefile with the python3.13 of .venv on PATH. Telemetry is off unless you turn it on
+# (SAM_CLI_TELEMETRY=1 make deploy): docs/deployment.md says what it would send.
+SAM := .venv-sam/bin/sam
+SAM_ENV := PATH="$(CURDIR)/$(VENV)/bin:$$PATH" SAM_CLI_TELEMETRY=$${SAM_CLI_TELEMETRY:-0}
 
-.PHONY: play demo test lint typecheck bench chaos explore clean dynamodb-local test-dynamodb-local mutants
+.PHONY: play demo test lint typecheck bench chaos explore clean dynamodb-local test-dynamodb-local mutants \
+	build deploy verify prerequisites sam
 
-$(STAMP): requirements.txt requirements-dev.txt
-	test -x $(PY) || $(PYTHON_FOR_VENV) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -r requirements-dev.txt
-	touch $(STAMP)
+$(PLAY): requirements.txt requirements-play.txt
+	bash scripts/setup.sh play
 
-play: $(STAMP)
+$(DEV): requirements.txt requirements-play.txt requirements-dev.txt
+	bash scripts/setup.sh dev
+
+# Not a file: the programs the tests drive (chromium, java, npm) are looked for on every run.
+prerequisites:
+	bash scripts/setup.sh test
+
+play: $(PLAY)
 	$(PY) -m serverless_rps play
 
-demo: $(STAMP)
+demo: $(PLAY)
 	$(PY) -m serverless_rps demo
 
-bench: $(STAMP)
+bench: $(DEV)
 	$(PY) -m bench
 
-chaos: $(STAMP)
+chaos: $(DEV)
 	$(PY) -m bench.chaos --messages 5000
 
-explore: $(STAMP)
+explore: $(DEV)
 	$(PY) -m tests.simulation --jobs 2
 
-lint: $(STAMP)
+lint: $(DEV)
 	$(VENV)/bin/ruff check serverless_rps serverless_rps_local tests bench scripts function-code
 	$(VENV)/bin/ruff format --check serverless_rps serverless_rps_local tests bench scripts function-code
 
-typecheck: $(STAMP)
+typecheck: $(DEV)
 	$(VENV)/bin/mypy serverless_rps serverless_rps_local
 
-test: $(STAMP) lint typecheck
-	bash scripts/sam-venv.sh
+test: prerequisites lint typecheck sam
 	$(PY) -m pytest
 	$(MAKE) --no-print-directory test-dynamodb-local
 
@@ -50,13 +60,43 @@ play demo: $(if $(filter local,$(DYNAMODB)),dynamodb-local)
 
 # The protocol tests and a short chaos soak again, with DynamoDB Local in place of moto's DynamoDB
 # (SQS and SSM stay on moto). docs/reliability.md lists how the two engines differ.
-test-dynamodb-local: $(STAMP) dynamodb-local
+test-dynamodb-local: $(DEV) dynamodb-local
 	DYNAMODB=local $(PY) -m pytest tests/protocol tests/chaos/test_chaos_soak.py
 
 # Mutation testing (not part of `make test`; tens of minutes): scripts/mutants.py, docs/reliability.md.
-mutants: $(STAMP)
+mutants: $(DEV)
 	$(PY) -m pip install --quiet -r requirements-mutants.txt
 	$(PY) scripts/mutants.py
 
+sam:
+	bash scripts/sam-venv.sh
+
+# Deploying (docs/deployment.md). `make deploy` asks its questions the first time (sam deploy
+# --guided saves the answers in samconfig.toml); afterwards it deploys the same way again.
+build: $(PLAY) sam
+	@$(PY) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 13) and "make build: .venv runs Python %d.%d;\
+	 sam build needs 3.13, the Lambda runtime: pyenv install 3.13, then make clean build" % sys.version_info[:2])'
+	$(SAM_ENV) $(SAM) build
+
+deploy: build
+	@if grep -q '^parameter_overrides' samconfig.toml; then \
+		echo "$(SAM_ENV) $(SAM) deploy"; $(SAM_ENV) $(SAM) deploy; \
+	else \
+		echo "$(SAM_ENV) $(SAM) deploy --guided"; $(SAM_ENV) $(SAM) deploy --guided; \
+	fi
+
+# A signed test SMS through a deployed stack's webhook, followed through the game's tables until
+# its reply is sent or refused for good: `make verify STACK=serverless-rps` with
+# WEBHOOK_PATH_SECRET in the environment. Without STACK, the local stack of `make play`.
+verify: $(PLAY)
+ifdef STACK
+	$(PY) -m serverless_rps.admin --stack $(STACK) verify
+else
+	set -a; . ./.local-state/game-function.env; set +a; $(PY) -m serverless_rps.admin verify
+endif
+
+# Everything the project writes outside git: environments, builds, caches, game state, DynamoDB Local.
 clean:
-	rm -rf $(VENV) .venv-sam .aws-sam .pytest_cache .mypy_cache .ruff_cache .dynamodb-local .local-state .mutants
+	rm -rf $(VENV) .venv-sam .aws-sam .pytest_cache .mypy_cache .ruff_cache .dynamodb-local .local-state \
+		.mutants test-output
+	find . -path ./.git -prune -o -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -20,7 +20,7 @@ fi
 # The SAM CLI runs on any Python 3.9+; prefer 3.13, the Lambda runtime. A candidate must actually
 # run: a pyenv shim for a version that is not selected exists on PATH but fails when called.
 python=""
-for candidate in python3.13 /root/.pyenv/versions/3.13*/bin/python3 python3; do
+for candidate in python3.13 $(command -v pyenv >/dev/null && ls -d "$(pyenv root)"/versions/3.13*/bin/python3 2>/dev/null) python3; do
     if "${candidate}" -c "import sys" >/dev/null 2>&1; then
         python="${candidate}"
         break

@@ -1,0 +1,109 @@
+"""scripts/setup.sh, what `make play` and `make test` run first: what it says when something is missing.
+
+Each case runs the script with a PATH holding only the basic tools it uses and the programs the
+case provides, so that what is "missing" is decided by the test, not by this machine.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+SCRIPT = REPO / "scripts" / "setup.sh"
+BASIC_TOOLS = ("bash", "dirname", "ls", "sed", "awk", "head", "touch", "rm", "cat", "env")
+
+
+@pytest.fixture
+def bin_directory(tmp_path: Path) -> Path:
+    directory = tmp_path / "bin"
+    directory.mkdir()
+    for tool in BASIC_TOOLS:
+        found = shutil.which(tool)
+        assert found is not None, f"{tool} is needed to run scripts/setup.sh"
+        (directory / tool).symlink_to(found)
+    return directory
+
+
+def fake_program(directory: Path, name: str, script: str) -> None:
+    path = directory / name
+    path.write_text("#!/bin/sh\n" + script + "\n")
+    path.chmod(0o755)
+
+
+def python_313(directory: Path) -> None:
+    """A python3.13 on PATH: this interpreter, which the tests run on (3.13, checked elsewhere)."""
+    assert sys.version_info[:2] == (3, 13)
+    (directory / "python3.13").symlink_to(sys.executable)
+
+
+def run_setup(purpose: str, directory: Path, **environment: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(directory / "bash"), str(SCRIPT), purpose],
+        env={"PATH": str(directory), "HOME": os.environ.get("HOME", "/"), **environment},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_make_test_names_each_missing_program_in_one_line_with_how_to_get_it(bin_directory: Path) -> None:
+    python_313(bin_directory)
+
+    result = run_setup("test", bin_directory)
+
+    assert result.returncode == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 3, result.stderr
+    assert lines[0].startswith("make test: missing chromium")
+    assert "apt-get install chromium" in lines[0]
+    assert lines[1].startswith("make test: missing java 17")
+    assert "openjdk-17-jre-headless" in lines[1]
+    assert lines[2].startswith("make test: missing npm")
+    assert "apt-get install npm" in lines[2]
+
+
+def test_an_old_java_is_named_with_its_version(bin_directory: Path) -> None:
+    python_313(bin_directory)
+    fake_program(bin_directory, "chromium", "exit 0")
+    fake_program(bin_directory, "npm", "exit 0")
+    fake_program(bin_directory, "java", "echo 'openjdk version \"11.0.21\" 2023-10-17' >&2")
+
+    result = run_setup("test", bin_directory)
+
+    assert result.returncode == 1
+    assert result.stderr.strip() == (
+        "make test: missing java 17 or newer (runs DynamoDB Local; this one is 11): "
+        "sudo apt-get install openjdk-17-jre-headless"
+    )
+
+
+def test_a_chromium_given_by_path_must_exist(bin_directory: Path, tmp_path: Path) -> None:
+    python_313(bin_directory)
+    fake_program(bin_directory, "npm", "exit 0")
+    fake_program(bin_directory, "java", "echo 'openjdk version \"17.0.13\" 2024-10-15' >&2")
+    fake_program(bin_directory, "chromium", "exit 0")  # on PATH, but CHROMIUM names another
+
+    result = run_setup("test", bin_directory, CHROMIUM=str(tmp_path / "no-such-chrome"))
+
+    assert result.returncode == 1
+    assert "CHROMIUM=" in result.stderr
+    assert "is not an executable file" in result.stderr
+
+
+def test_without_python_313_the_tests_refuse_to_start_rather_than_run_on_another_version(
+    bin_directory: Path,
+) -> None:
+    fake_program(bin_directory, "python3", "echo 3.12; exit 0")  # answers like a Python 3.12 would
+    fake_program(bin_directory, "python3.13", "exit 127")  # a pyenv shim for an unselected version
+
+    result = run_setup("test", bin_directory)
+
+    assert result.returncode == 1
+    assert result.stderr.splitlines()[0].startswith("make test: missing Python 3.13 (the Lambda runtime")
