@@ -184,7 +184,7 @@ class LocalStack:
                 future.result()
 
         if self.state is not None:
-            self._write_operator_environment()
+            self._write_operator_environment(public_webhook_url)
         if self.options.poll_queue:
             self.event_source = self._event_source()
             self.event_source.start()
@@ -276,12 +276,16 @@ class LocalStack:
             (self.state.path / OPERATOR_ENVIRONMENT).unlink(missing_ok=True)  # its ports are gone
             self.state.unlock()
 
-    def _write_operator_environment(self) -> None:
+    def _write_operator_environment(self, public_webhook_url: str | None) -> None:
         """The game function's variables, for the operator's tool in another terminal:
-        `set -a; . .local-state/game-function.env; set +a; python -m serverless_rps.admin status`.
-        Removed when the stack stops (its ports change at every start)."""
+        `set -a; . .local-state/game-function.env; set +a; .venv/bin/python -m serverless_rps.admin status`,
+        and for its `verify`, the webhook's URL and the game's number. Removed when the stack stops
+        (its ports change at every start)."""
         assert self.state is not None
-        environment = self.functions[GAME_FUNCTION].environment
+        environment = dict(self.functions[GAME_FUNCTION].environment)
+        environment["TWILIO_PHONE_NUMBER"] = dev_account.SERVICE_NUMBER
+        if public_webhook_url is not None:
+            environment["WEBHOOK_URL"] = public_webhook_url
         lines = [f"{name}={shlex.quote(value)}" for name, value in sorted(environment.items())]
         (self.state.path / OPERATOR_ENVIRONMENT).write_text("\n".join(lines) + "\n", encoding="utf-8")
 

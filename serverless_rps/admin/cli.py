@@ -10,6 +10,7 @@ import argparse
 import contextlib
 import json
 import logging
+import os
 import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -19,7 +20,8 @@ import boto3
 
 from serverless_rps.admin import locate
 from serverless_rps.admin.operations import Operator, Refused
-from serverless_rps.config import ConfigurationError
+from serverless_rps.admin.verify import FICTIONAL_PHONE, Verification, VerificationFailed, webhook_url
+from serverless_rps.config import ConfigurationError, read_auth_token
 from serverless_rps.exceptions import RetryLater
 from serverless_rps.observability import logger
 
@@ -128,6 +130,30 @@ def _parser() -> argparse.ArgumentParser:
         "the number in outboxes not yet sent. No SMS is sent to the phone.",
     )
     erase.add_argument("phone")
+
+    verify = commands.add_parser(
+        "verify",
+        help="SENDS: one signed test SMS through the webhook, followed until its reply is sent or refused",
+        description="Posts a `help` from a test phone to the webhook, signed with the stack's own Twilio "
+        "token, and follows it through the queue and the game until its reply is accepted or refused "
+        "for good by Twilio; either passes. The default phone is made up (555-01xx): Twilio refuses the "
+        "reply, and the phone's records are erased afterwards. With --from YOUR_PHONE the reply arrives "
+        "as an SMS, and nothing is erased. The webhook URL: the stack's WebhookUrl output with "
+        "WEBHOOK_PATH_SECRET from the environment (--stack), or WEBHOOK_URL (the local stack's file).",
+    )
+    verify.add_argument(
+        "--to",
+        dest="service_number",
+        default=os.environ.get("TWILIO_PHONE_NUMBER"),
+        help="the game's Twilio number, E.164 (default: TWILIO_PHONE_NUMBER)",
+    )
+    verify.add_argument(
+        "--from", dest="phone", default=FICTIONAL_PHONE, help=f"the test phone (default: {FICTIONAL_PHONE})"
+    )
+    verify.add_argument("--url", help="the webhook URL, secret path included (default: found as above)")
+    verify.add_argument(
+        "--timeout", type=parse_duration, default=120.0, metavar="DURATION", help="default 120s"
+    )
     return parser
 
 
@@ -149,7 +175,7 @@ def main(
         with _game_logs_to_stderr(verbose=arguments.verbose):
             operator = (connect or _connect)(arguments)
             result = _run(arguments, operator, ask)
-    except (Refused, ConfigurationError, RetryLater) as problem:
+    except (Refused, ConfigurationError, RetryLater, VerificationFailed) as problem:
         print(f"error: {problem}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -224,10 +250,42 @@ def _run(arguments: argparse.Namespace, operator: Operator, ask: Callable[[str],
             if _confirm(arguments, ask, f"Release the lease on {arguments.phone}.{warning}")
             else None
         )
+    if command == "verify":
+        return _verify(arguments, operator)
     if command == "erase":
         prompt = f"Erase {arguments.phone} from every table, as its STOP would. This cannot be undone."
         return operator.erase(arguments.phone) if _confirm(arguments, ask, prompt) else None
     raise AssertionError(f"unhandled command {command}")
+
+
+def _verify(arguments: argparse.Namespace, operator: Operator) -> dict[str, Any]:
+    if not arguments.service_number:
+        raise ConfigurationError("verify needs the game's Twilio number: --to +1... (or TWILIO_PHONE_NUMBER)")
+    url = arguments.url or os.environ.get("WEBHOOK_URL")
+    if url is None and arguments.stack:
+        cloudformation = boto3.session.Session().client("cloudformation")
+        url = webhook_url(
+            locate.stack_output(cloudformation, arguments.stack, "WebhookUrl"),
+            os.environ.get("WEBHOOK_PATH_SECRET"),
+        )
+    if url is None:
+        raise ConfigurationError("verify needs the webhook URL: --stack NAME, --url or WEBHOOK_URL")
+    credentials = operator.settings.twilio
+    verification = Verification(
+        url=url,
+        account_sid=credentials.account_sid,
+        auth_token=read_auth_token(
+            credentials,
+            boto3.session.Session().client("ssm") if credentials.auth_token_parameter else None,
+        ),
+        service_number=arguments.service_number,
+        phone=arguments.phone,
+        timeout_seconds=arguments.timeout,
+    )
+    result = verification.run(operator.store.read_completed)
+    if arguments.phone == FICTIONAL_PHONE:
+        result["test_phone_erased"] = operator.erase(FICTIONAL_PHONE)["result"]
+    return result
 
 
 def _render(result: Any) -> str:

@@ -10,7 +10,7 @@ from typing import Any
 
 from serverless_rps.config import ConfigurationError, GameSettings
 
-__all__ = ["from_environment", "from_stack"]
+__all__ = ["from_environment", "from_stack", "stack_output"]
 
 GAME_FUNCTION = "GameFunction"
 
@@ -29,3 +29,15 @@ def from_stack(cloudformation: Any, lambda_client: Any, stack: str) -> GameSetti
     function = resource["StackResourceDetail"]["PhysicalResourceId"]
     configuration = lambda_client.get_function_configuration(FunctionName=function)
     return GameSettings.from_environment(configuration.get("Environment", {}).get("Variables", {}))
+
+
+def stack_output(cloudformation: Any, stack: str, name: str) -> str:
+    """One of the stack's outputs (`WebhookUrl`, for `verify`)."""
+    try:
+        [description] = cloudformation.describe_stacks(StackName=stack)["Stacks"]
+    except cloudformation.exceptions.ClientError as exc:
+        raise ConfigurationError(f"stack {stack}: {exc}") from exc
+    for output in description.get("Outputs", []):
+        if output["OutputKey"] == name:
+            return str(output["OutputValue"])
+    raise ConfigurationError(f"stack {stack} has no output {name}")

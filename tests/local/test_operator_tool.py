@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.environment import sqs_event, sqs_record
+from serverless_rps.admin.verify import FICTIONAL_PHONE
 from serverless_rps_local import dev_account
 from serverless_rps_local.stack import GAME_FUNCTION, OPERATOR_ENVIRONMENT, LocalStack, StackOptions
 
@@ -67,3 +68,43 @@ def test_a_stuck_outbox_and_a_dead_letter_are_found_and_repaired(tmp_path: Path)
         assert moved["new_id"] == incoming[0]["MessageId"]
 
     assert not (tmp_path / OPERATOR_ENVIRONMENT).exists(), "its ports are gone with the stack"
+
+
+def _admin_fails(variables: dict[str, str], *argv: str) -> str:
+    result = subprocess.run(
+        [sys.executable, "-m", "serverless_rps.admin", *argv],
+        cwd=REPO,
+        env={"PATH": os.environ.get("PATH", ""), **variables},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 2, result.stdout + result.stderr
+    return result.stderr
+
+
+def test_verify_sends_a_signed_text_through_the_webhook_and_follows_it_to_its_reply(tmp_path: Path) -> None:
+    options = StackOptions(state_directory=tmp_path, warm=False)
+    with LocalStack(options) as stack:
+        variables = _variables(tmp_path / OPERATOR_ENVIRONMENT)
+        assert variables["WEBHOOK_URL"].startswith(stack.page_url)
+
+        result = _admin(variables, "verify", "--timeout", "60s")
+
+        assert result["verdict"] == "the pipeline works end to end"
+        [reply] = result["replies"]
+        assert reply.startswith("accepted by Twilio")
+        [sent] = stack.twilio.sent_messages()
+        assert (sent["to"], sent["from"]) == (FICTIONAL_PHONE, dev_account.SERVICE_NUMBER)
+        # The made-up phone leaves nothing behind: its records went through the STOP protocol.
+        assert result["test_phone_erased"] == "processed"
+        assert _admin(variables, "player", FICTIONAL_PHONE)["registered"] is False
+
+        # A URL without the secret path segment: the HTTP API has no route there, and verify says so.
+        wrong = {**variables, "WEBHOOK_URL": variables["WEBHOOK_URL"].rsplit("/", 1)[0] + "/not-the-secret"}
+        assert "answered 404" in _admin_fails(wrong, "verify", "--timeout", "10s")
+        # A token that is not the stack's: the webhook refuses the signature.
+        forged = {**variables, "TWILIO_AUTH_TOKEN": "not-the-token", "TWILIO_AUTH_TOKEN_PARAMETER": ""}
+        assert "answered 403" in _admin_fails(forged, "verify", "--timeout", "10s")
+        assert len(stack.twilio.sent_messages()) == 1, "nothing refused reached the game"

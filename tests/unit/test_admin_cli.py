@@ -16,6 +16,8 @@ from moto import mock_aws
 
 from serverless_rps.admin import locate
 from serverless_rps.admin.cli import parse_duration
+from serverless_rps.admin.verify import webhook_url
+from serverless_rps.config import ConfigurationError
 
 REPO = Path(__file__).resolve().parents[2]
 CHANGING = ["dlq redrive", "outbox resend", "unlock", "erase"]
@@ -125,3 +127,11 @@ def test_a_stack_without_the_game_function_is_named_in_the_error(monkeypatch: py
         cloudformation = boto3.client("cloudformation", region_name="us-east-1")
         with pytest.raises(locate.ConfigurationError, match="stack nope: no GameFunction"):
             locate.from_stack(cloudformation, boto3.client("lambda", region_name="us-east-1"), "nope")
+
+
+def test_verify_puts_the_path_secret_where_the_stack_output_shows_its_placeholder() -> None:
+    output = "https://abc.execute-api.us-east-1.amazonaws.com/sms/<WebhookPathSecret>"
+    assert webhook_url(output, "s3cr/t") == "https://abc.execute-api.us-east-1.amazonaws.com/sms/s3cr%2Ft"
+    assert webhook_url("https://sms.example.com/rps", None) == "https://sms.example.com/rps"
+    with pytest.raises(ConfigurationError, match="WEBHOOK_PATH_SECRET"):
+        webhook_url(output, None)
