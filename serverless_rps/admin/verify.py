@@ -30,7 +30,15 @@ from typing import Any
 from serverless_rps.config import ConfigurationError
 from serverless_rps.observability import mask_phone
 
-__all__ = ["FICTIONAL_PHONE", "PATH_SECRET_PLACEHOLDER", "Post", "Verification", "post_form", "webhook_url"]
+__all__ = [
+    "FICTIONAL_PHONE",
+    "PATH_SECRET_PLACEHOLDER",
+    "Post",
+    "Verification",
+    "VerificationFailed",
+    "post_form",
+    "webhook_url",
+]
 
 # In the 555-0100..0199 range that the North American Numbering Plan reserves for fiction: it
 # reaches nobody. Twilio refuses a reply to it for good, which is a pass.

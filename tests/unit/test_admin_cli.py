@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import boto3
@@ -16,7 +17,7 @@ from moto import mock_aws
 
 from serverless_rps.admin import locate
 from serverless_rps.admin.cli import parse_duration
-from serverless_rps.admin.verify import webhook_url
+from serverless_rps.admin.verify import FICTIONAL_PHONE, Verification, VerificationFailed, webhook_url
 from serverless_rps.config import ConfigurationError
 
 REPO = Path(__file__).resolve().parents[2]
@@ -135,3 +136,26 @@ def test_verify_puts_the_path_secret_where_the_stack_output_shows_its_placeholde
     assert webhook_url("https://sms.example.com/rps", None) == "https://sms.example.com/rps"
     with pytest.raises(ConfigurationError, match="WEBHOOK_PATH_SECRET"):
         webhook_url(output, None)
+
+
+def test_verify_says_where_the_round_trip_stopped_when_the_game_never_answers() -> None:
+    ticks = iter(range(0, 1000, 5))
+    verification = Verification(
+        url="https://api.example.com/sms/secret",
+        account_sid="AC" + "0" * 32,
+        auth_token="token",
+        service_number="+15550100000",
+        timeout_seconds=30,
+    )
+    posted: list[dict[str, str]] = []
+
+    def post(url: str, fields: Mapping[str, str], headers: Mapping[str, str]) -> tuple[int, str]:
+        posted.append({**fields, **headers})
+        return 200, "<Response/>"
+
+    with pytest.raises(VerificationFailed, match="not yet processed") as failure:
+        verification.run(lambda key: None, post=post, clock=lambda: float(next(ticks)), sleep=lambda _: None)
+    [request] = posted
+    assert (request["From"], request["Body"]) == (FICTIONAL_PHONE, "help")
+    assert request["X-Twilio-Signature"], "signed as Twilio signs"
+    assert "secret" not in str(failure.value), "the path secret never appears in messages"
