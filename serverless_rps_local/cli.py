@@ -22,7 +22,7 @@ from typing import Any
 
 from serverless_rps_local import dev_account
 from serverless_rps_local.dynamodb_local import DynamoDbLocalMissing
-from serverless_rps_local.invoke import invoke_event_files
+from serverless_rps_local.invoke import EventFileProblem, invoke_event_files
 from serverless_rps_local.saved_state import StateInUse
 from serverless_rps_local.stack import OPERATOR_ENVIRONMENT, LocalStack, StackOptions, repository_root
 
@@ -196,6 +196,10 @@ def _invoke(arguments: argparse.Namespace) -> int:
         )
     except KeyError as exc:
         print(f"error: {exc.args[0]}", file=sys.stderr)
+        return 2
+    except EventFileProblem as problem:
+        # One line, no traceback: a mistyped path is the commonest mistake, and nothing ran yet.
+        print(f"invoke: {problem.path}: {problem.reason}", file=sys.stderr)
         return 2
     for report in reports:
         print("\n".join(report.lines()), end="\n\n")

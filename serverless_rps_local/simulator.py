@@ -4,7 +4,9 @@ A phone's text takes the path a real one does. The local Twilio API sees it firs
 phone out, as Twilio's Advanced Opt-Out does); then it is POSTed to the webhook URL as Twilio would:
 form-encoded with Twilio's parameter names and an `X-Twilio-Signature` computed with the auth token
 for the public URL. The webhook function checks that signature for real. Replies come back through
-the local Twilio API, which tells the simulator about every SMS it accepts.
+the local Twilio API, which tells the simulator about every SMS it accepts, and about every reply
+it refuses: a phone that texted STOP gets no replies (21610), and the page shows why instead of
+leaving a text unanswered without a trace.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ __all__ = ["PhoneSimulator", "SimulatorApp", "inbound_parameters"]
 
 _WEBHOOK_TIMEOUT_SECONDS = 30
 _FIRST_GENERATED_NUMBER = 15550100001
+_OPTED_OUT_CODE = 21610  # Twilio's "Attempt to send to unsubscribed recipient"
 
 
 def inbound_parameters(message_sid: str, account_sid: str, sender: str, to: str, body: str) -> dict[str, str]:
@@ -78,6 +81,7 @@ class PhoneSimulator:
         for phone in phones:
             self.add_phone(phone)
         twilio_api.subscribe(self._on_sms_sent)
+        twilio_api.subscribe_refusals(self._on_reply_refused)
 
     # -- phones ----------------------------------------------------------------------------------
 
@@ -102,6 +106,10 @@ class PhoneSimulator:
         with self._lock:
             if number in self._phones:
                 self._phones.remove(number)
+
+    def opted_out(self) -> list[str]:
+        """Phones the local Twilio API holds as opted out (they texted STOP and not START since)."""
+        return sorted(self._twilio.opted_out())
 
     # -- texting ---------------------------------------------------------------------------------
 
@@ -140,6 +148,16 @@ class PhoneSimulator:
 
     def _on_sms_sent(self, message: dict[str, Any]) -> None:
         self._append(message["to"], "outbound", message["body"], sid=message["sid"])
+
+    def _on_reply_refused(self, attempt: dict[str, Any]) -> None:
+        if attempt["code"] == _OPTED_OUT_CODE:
+            note = (
+                f"A reply was not delivered: this phone opted out (STOP), so Twilio refused it "
+                f"({_OPTED_OUT_CODE}). Text START to opt back in."
+            )
+        else:
+            note = f"A reply was not delivered: Twilio refused it ({attempt['code']})."
+        self._append(attempt["to"], "refused", note)
 
     # -- the log ---------------------------------------------------------------------------------
 
@@ -222,7 +240,14 @@ class SimulatorApp:
     def _http_conversation(self, request: Request) -> Response:
         since = request.args.get("since", default=0, type=int)
         entries = self._simulator.conversation(since)
-        return _json({"entries": entries, "next": since + len(entries), "phones": self._simulator.phones()})
+        return _json(
+            {
+                "entries": entries,
+                "next": since + len(entries),
+                "phones": self._simulator.phones(),
+                "opted_out": self._simulator.opted_out(),
+            }
+        )
 
     def _http_panel(self, request: Request) -> Response:
         return _json(self._panel())

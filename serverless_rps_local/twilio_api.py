@@ -129,6 +129,7 @@ class LocalTwilioApi:
         self._opted_out: set[str] = set()
         self._faults: list[_Fault] = []
         self._listeners: list[Callable[[dict[str, Any]], None]] = []
+        self._refusal_listeners: list[Callable[[dict[str, Any]], None]] = []
         self._server: BackgroundHttpServer | None = None
         self._urls = Map(
             [
@@ -199,6 +200,13 @@ class LocalTwilioApi:
         """Call `listener(message)` for every message accepted from now on (inside the request)."""
         with self._condition:
             self._listeners.append(listener)
+
+    def subscribe_refusals(self, listener: Callable[[dict[str, Any]], None]) -> None:
+        """Call `listener(attempt)` for every send refused for good from now on (21610 to an
+        opted-out phone, 21211...; not injected faults, which a retry gets past). A refused reply
+        leaves no message behind, so this is the only trace of it the simulator can show."""
+        with self._condition:
+            self._refusal_listeners.append(listener)
 
     # -- switches ----------------------------------------------------------------------------------
 
@@ -298,7 +306,11 @@ class LocalTwilioApi:
         try:
             self._validate(to, sender, body)
         except _TwilioError as error:
-            self._record_attempt(to, sender, body, error.status, error.code)
+            attempt = self._record_attempt(to, sender, body, error.status, error.code)
+            with self._condition:
+                listeners = list(self._refusal_listeners)
+            for listener in listeners:
+                listener(dict(attempt))
             raise
         message = self._accept(to, sender, body)
         return Response(json.dumps(message), status=201, mimetype="application/json")
@@ -381,9 +393,11 @@ class LocalTwilioApi:
             listener(dict(message))
         return message
 
-    def _record_attempt(self, to: str, sender: str, body: str, status: int, code: int) -> None:
+    def _record_attempt(self, to: str, sender: str, body: str, status: int, code: int) -> dict[str, Any]:
+        attempt: dict[str, Any] = {"to": to, "from": sender, "body": body, "status": status, "code": code}
         with self._condition:
-            self._attempts.append({"to": to, "from": sender, "body": body, "status": status, "code": code})
+            self._attempts.append(attempt)
+        return attempt
 
     def _http_list_sent(self, request: Request) -> Response:
         since = request.args.get("since", default=0, type=int)

@@ -1,4 +1,5 @@
-"""The phone simulator page in Debian's chromium (headless), driven by Playwright.
+"""The phone simulator page in a headless Chromium (find_chromium's: CHROMIUM, or one on PATH),
+driven by Playwright.
 
 The screenshot goes to test-output/simulator.png; with UPDATE_SCREENSHOT=1 it also replaces
 docs/img/simulator.png, the one the README shows.
@@ -9,17 +10,16 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, expect, sync_playwright
+from playwright.sync_api import Locator, Page, expect, sync_playwright
 
 from serverless_rps_local import dev_account
+from serverless_rps_local.browser import find_chromium, no_chromium_reason
 from serverless_rps_local.stack import LocalStack, StackOptions, repository_root
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGUMENTS = [
     "--headless",
     "--no-sandbox",
@@ -42,10 +42,12 @@ def page_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture
 def page() -> Iterator[Page]:
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: apt-get install -y chromium")
+    chromium = find_chromium()
+    if chromium is None:
+        # A failure, not a skip: a run without the browser must not look like a passing page.
+        pytest.fail(f"the simulator page test needs Chromium: {no_chromium_reason()}", pytrace=False)
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGUMENTS)
+        browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGUMENTS)
         yield browser.new_page(viewport={"width": 1120, "height": 700})
         browser.close()
 
@@ -98,6 +100,58 @@ def test_phones_can_be_added_and_removed(page_url: str, page: Page) -> None:
 
     expect(page.locator(".phone")).to_have_count(2)
     assert number not in dev_account.FIRST_PHONE_NUMBERS
+
+
+def _add_phone(page: Page) -> Locator:
+    before = page.locator(".phone").count()
+    page.get_by_role("button", name="Add phone").click()
+    expect(page.locator(".phone")).to_have_count(before + 1)
+    return page.locator(".phone").last
+
+
+def test_a_new_phone_says_what_to_text_until_it_has_texted(page_url: str, page: Page) -> None:
+    page.goto(page_url)
+    phone = _add_phone(page)
+    hint = phone.get_by_test_id("hint")
+
+    expect(hint).to_be_visible()
+    expect(hint).to_contain_text("help")
+    expect(hint).to_contain_text("nick yourname")
+    expect(hint).to_contain_text("throw rock <nick>")
+    hint.get_by_text("help", exact=True).click()
+    expect(phone.get_by_test_id("compose")).to_have_value("help")
+
+    phone.get_by_test_id("send").click()
+    expect(phone.locator(".bubble.inbound")).to_have_text(["help"])
+    expect(hint).to_have_count(0)
+    expect(phone.locator(".bubble.outbound")).to_have_count(1, timeout=REPLY_TIMEOUT_MS)
+    expect(phone.locator(".bubble.outbound")).to_contain_text("NICK")
+    page.reload()
+    expect(page.locator(f'.phone[data-phone="{phone.get_attribute("data-phone")}"] .hint')).to_have_count(0)
+
+
+def test_an_opted_out_phone_shows_it_and_why_its_texts_go_unanswered(page_url: str, page: Page) -> None:
+    page.goto(page_url)
+    phone = _add_phone(page)
+    number = phone.get_attribute("data-phone")
+    assert number is not None
+    banner = phone.get_by_test_id("opted-out")
+    expect(banner).to_be_hidden()
+
+    _text(page, number, "STOP")
+    expect(banner).to_be_visible()
+    expect(banner).to_contain_text("Opted out (STOP)")
+    expect(banner).to_contain_text("Text START to opt back in")
+    _text(page, number, "help")
+    note = phone.locator(".bubble.refused")
+    expect(note).to_have_count(1, timeout=REPLY_TIMEOUT_MS)
+    expect(note).to_contain_text("this phone opted out (STOP)")
+    expect(note).to_contain_text("21610")
+    expect(phone.locator(".bubble.outbound")).to_have_count(0)
+
+    _text(page, number, "START")
+    expect(banner).to_be_hidden()
+    _wait_for_replies(page, number, 1)
 
 
 def _save_screenshot(page: Page) -> None:

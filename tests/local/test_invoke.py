@@ -15,14 +15,18 @@ from serverless_rps_local.stack import repository_root
 
 EVENTS = repository_root() / "events"
 SQS_EVENTS = sorted(EVENTS.glob("sqs-*.json"))
+HELP_SID = "SM00000000000000000000000000000001"
+DUPLICATED_SID = "SM00000000000000000000000000000014"
+RERUN = "again: sqs-01-help.json"
 
 
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, InvocationReport]:
     state = tmp_path_factory.mktemp("state")
-    game = invoke_event_files("game", SQS_EVENTS, state)
+    # The first file again at the end: its SMS was answered already.
+    *game, rerun = invoke_event_files("game", [*SQS_EVENTS, SQS_EVENTS[0]], state)
     webhook = invoke_event_files("WebhookFunction", [EVENTS / "webhook-signed-post.json"], state)
-    return {report.event_path.name: report for report in [*game, *webhook]}
+    return {report.event_path.name: report for report in [*game, *webhook]} | {RERUN: rerun}
 
 
 def _recipients(report: InvocationReport) -> list[str]:
@@ -74,6 +78,40 @@ def test_a_duplicate_is_answered_once_and_poison_is_parked_not_retried(
     assert report.queue_depths["Dead-letter queue"] == 1
 
 
+def test_each_record_of_a_batch_says_what_became_of_it(reports: dict[str, InvocationReport]) -> None:
+    report = reports["sqs-09-duplicate-and-poison.json"]
+
+    assert [outcome.kind for outcome in report.records] == ["answered", "duplicate", "dead-letter"]
+    lines = report.lines()
+    assert "Records:" in lines
+    assert "  1. 00000000-0000-4000-8000-000000000020: answered with 1 reply" in lines
+    assert (
+        f"  2. 00000000-0000-4000-8000-000000000021: a duplicate of {DUPLICATED_SID} (as record 1 above), "
+        "answered once; no reply sent again"
+    ) in lines
+    # The reason is the one the game attached to the dead-letter message.
+    assert (
+        "  3. 00000000-0000-4000-8000-000000000022: parked on the dead-letter queue: body is not JSON"
+        in lines
+    )
+
+
+def test_a_single_record_event_explains_an_empty_sms_count(reports: dict[str, InvocationReport]) -> None:
+    assert "SMS sent: 0 — processed; the game sends no reply to it" in reports["sqs-07-stop.json"].lines()
+    # An answered record needs no explanation: its SMS are listed.
+    assert "SMS sent: 1" in reports["sqs-01-help.json"].lines()
+
+
+def test_a_rerun_event_is_reported_as_a_duplicate_not_just_no_sms(
+    reports: dict[str, InvocationReport],
+) -> None:
+    report = reports[RERUN]
+
+    assert report.sms_sent == []
+    assert [outcome.kind for outcome in report.records] == ["duplicate"]
+    assert f"SMS sent: 0 — a duplicate of {HELP_SID}, already answered; no reply sent again" in report.lines()
+
+
 def test_the_signed_webhook_post_is_accepted_and_enqueued(reports: dict[str, InvocationReport]) -> None:
     report = reports["webhook-signed-post.json"]
 
@@ -85,10 +123,40 @@ def test_the_signed_webhook_post_is_accepted_and_enqueued(reports: dict[str, Inv
 def test_the_command_line_invokes_an_event_file_and_keeps_the_state(tmp_path: Path) -> None:
     command = [sys.executable, "-m", "serverless_rps", "invoke", "game", "--state-dir", str(tmp_path)]
 
-    first = subprocess.run(
-        [*command, str(EVENTS / "sqs-01-help.json")], capture_output=True, text=True, timeout=300
+    help_event = str(EVENTS / "sqs-01-help.json")
+
+    run = subprocess.run([*command, help_event, help_event], capture_output=True, text=True, timeout=300)
+
+    assert run.returncode == 0, run.stderr
+    assert "SMS sent: 1\n" in run.stdout
+    assert f"SMS sent: 0 — a duplicate of {HELP_SID}, already answered; no reply sent again\n" in run.stdout
+    assert json.loads((tmp_path / "twilio.json").read_text())["sent"][0]["to"] == ALICE
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        (None, "no such file"),
+        ('{"Records": [', "not valid JSON: Expecting value (line 1, column 14)"),
+        ("[]", "not an event: the JSON is a list, not an object"),
+    ],
+)
+def test_an_unusable_event_file_is_one_line_and_exit_status_2(
+    tmp_path: Path, content: str | None, reason: str
+) -> None:
+    event = tmp_path / "event.json"
+    if content is not None:
+        event.write_text(content, encoding="utf-8")
+    state = tmp_path / "state"
+
+    run = subprocess.run(
+        [sys.executable, "-m", "serverless_rps", "invoke", "game", "--state-dir", str(state), str(event)],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
 
-    assert first.returncode == 0, first.stderr
-    assert "SMS sent: 1" in first.stdout
-    assert json.loads((tmp_path / "twilio.json").read_text())["sent"][0]["to"] == ALICE
+    assert run.returncode == 2
+    assert run.stderr == f"invoke: {event}: {reason}\n"
+    assert run.stdout == ""
+    assert not state.exists()  # nothing started
