@@ -26,8 +26,10 @@ $(DEV): requirements.txt requirements-play.txt requirements-dev.txt
 prerequisites:
 	bash scripts/setup.sh test
 
+# The simulator page's port: `make play PORT=9000` when 8765 is taken.
+PORT ?= 8765
 play: $(PLAY)
-	$(PY) -m serverless_rps play
+	$(PY) -m serverless_rps play --port $(PORT)
 
 demo: $(PLAY)
 	$(PY) -m serverless_rps demo
