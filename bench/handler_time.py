@@ -20,6 +20,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from bench.environment import BOT_NUMBER, NullSms, in_process_aws, sqs_event, sqs_record
@@ -233,8 +234,11 @@ def where_time_goes(messages: int = 300) -> dict[str, float]:
     return {name: seconds / total for name, seconds in sorted(shares.items(), key=lambda item: -item[1])}
 
 
+_REPOSITORY = str(Path(__file__).resolve().parents[1])
+
+
 def _package(filename: str) -> str:
-    for marker in ("site-packages/", "/work/main/"):
+    for marker in ("site-packages/", f"{_REPOSITORY}/"):
         if marker in filename:
             rest = filename.split(marker, 1)[1]
             return rest.split("/", 1)[0].removesuffix(".py")

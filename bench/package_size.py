@@ -26,11 +26,9 @@ SAM = ROOT / ".venv-sam" / "bin" / "sam"
 
 
 def _python_313_path() -> str:
-    """PATH with a real python3.13 first: `sam build` looks the runtime's interpreter up by name."""
-    candidates = (
-        sorted(Path("/root/.pyenv/versions").glob("3.13*/bin")) if Path("/root/.pyenv").exists() else []
-    )
-    return os.pathsep.join([str(path) for path in candidates[-1:]] + [os.environ.get("PATH", "")])
+    """PATH with the project's python3.13 first (.venv, made on 3.13 by `make test`): `sam build`
+    looks the runtime's interpreter up by name, as the Makefile's `make build` arranges too."""
+    return os.pathsep.join([str(ROOT / ".venv" / "bin"), os.environ.get("PATH", "")])
 
 
 def _zip_size(directory: Path, destination: Path) -> int:
