@@ -103,6 +103,8 @@ def test_phones_can_be_added_and_removed(page_url: str, page: Page) -> None:
 
 
 def _add_phone(page: Page) -> Locator:
+    # The page draws the phones it knows from one answer after loading: count them once drawn.
+    expect(page.locator(".phone").first).to_be_visible()
     before = page.locator(".phone").count()
     page.get_by_role("button", name="Add phone").click()
     expect(page.locator(".phone")).to_have_count(before + 1)
