@@ -1,0 +1,174 @@
+"""Each command as data: what it reads without a lock, whom it locks, what it checks once the locks
+are held, and which pure `game` function decides. `processing` walks one of these descriptions
+for every message and has no branch per command, so the protocol (claim, ordered locks, one
+commit, outbox) is the same code for all of them; a new command is a parser case, a decision
+function in `game` and its replies, and one row in `COMMANDS`.
+
+No I/O here either: the lock-free reads go through the `Reads` port the processor passes in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from serverless_rps import game, replies
+from serverless_rps.exceptions import StaleRead
+from serverless_rps.game import Decision, Limits, Player
+from serverless_rps.parsing import (
+    AnsweredByTwilio,
+    Command,
+    ListGames,
+    OptIn,
+    OptOut,
+    ReplyOnly,
+    SetNickname,
+    ShowHelp,
+    ShowScore,
+    Throw,
+)
+
+__all__ = ["COMMANDS", "CommandSpec", "Facts", "Lookup", "Reads", "spec_for"]
+
+
+class Reads(Protocol):
+    """The reads a command may make without holding a lock (`ports.GameStore` has them all)."""
+
+    def nickname_owner(self, nickname: str) -> str | None: ...
+
+    def get_player(self, phone: str) -> Player | None: ...
+
+    def get_players(self, phones: Sequence[str]) -> dict[str, Player]: ...
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """What the lock-free reads found: the phones to lock besides the sender, and what the
+    decision or the staleness check needs to know of the read (a nickname's owner)."""
+
+    lock: tuple[str, ...] = ()
+    owner: str | None = None
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What a decision sees: the locked records as read with their leases, and lock-free reads."""
+
+    sender: str
+    locked: Mapping[str, Player | None]
+    lookup: Lookup
+    now: float
+    limits: Limits
+    new_id: Callable[[], str]
+    # The sender's counterparts read without a lock after the locks (only when a spec asks).
+    counterparts: Mapping[str, Player] = field(default_factory=dict)
+
+    @property
+    def me(self) -> Player | None:
+        return self.locked[self.sender]
+
+
+def _reads_nothing(command: Any, sender: str, reads: Reads) -> Lookup:
+    return Lookup()
+
+
+def _nothing_to_check(command: Any, facts: Facts) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class CommandSpec[C]:
+    """One command's needs. `look_up` runs before any lock; `check` runs once every lock is held
+    and raises StaleRead when a lock-free read no longer holds (the processor starts over);
+    `decide` is pure."""
+
+    decide: Callable[[C, Facts], Decision]
+    look_up: Callable[[C, str, Reads], Lookup] = _reads_nothing
+    check: Callable[[C, Facts], None] = _nothing_to_check
+    # Read the sender's counterparts' records (lock-free) once the sender is locked: its record,
+    # as locked, says who they are.
+    reads_counterparts: bool = False
+    # Remove the sender's number from outboxes still waiting to send to it (an opt-out's erasure),
+    # after the locks and before the commit.
+    erases_sender: bool = False
+
+
+# -- throw at a nickname --------------------------------------------------------------------------
+
+
+def _throw_look_up(command: Throw, sender: str, reads: Reads) -> Lookup:
+    owner = reads.nickname_owner(command.opponent_key)
+    # Nothing changes on a throw at nobody or at yourself but the sender's reply budget.
+    return Lookup(lock=(owner,) if owner is not None and owner != sender else (), owner=owner)
+
+
+def _throw_check(command: Throw, facts: Facts) -> None:
+    for phone in facts.lookup.lock:
+        opponent = facts.locked[phone]
+        if opponent is None or opponent.nickname != command.opponent_key:
+            raise StaleRead("the nickname moved to another phone after the lookup")
+
+
+def _throw_decide(command: Throw, facts: Facts) -> Decision:
+    owner = facts.lookup.owner
+    opponent = facts.me if owner == facts.sender else facts.locked.get(owner) if owner is not None else None
+    return game.throw(facts.sender, facts.me, opponent, command, facts.now, facts.limits)
+
+
+# -- opt-out --------------------------------------------------------------------------------------
+
+
+def _opt_out_look_up(command: OptOut, sender: str, reads: Reads) -> Lookup:
+    """Every record that mentions the phone is listed in its own record (see `game`)."""
+    before = reads.get_player(sender)
+    return Lookup(lock=tuple(before.counterpart_phones()) if before else ())
+
+
+def _opt_out_check(command: OptOut, facts: Facts) -> None:
+    me = facts.me
+    if me is not None and not set(me.counterpart_phones()) <= {facts.sender, *facts.lookup.lock}:
+        raise StaleRead("a game with a new counterpart began after the lookup")
+
+
+# -- the table ------------------------------------------------------------------------------------
+
+
+COMMANDS: Mapping[type[Any], CommandSpec[Any]] = {
+    Throw: CommandSpec[Throw](decide=_throw_decide, look_up=_throw_look_up, check=_throw_check),
+    SetNickname: CommandSpec[SetNickname](
+        decide=lambda command, facts: game.set_nickname(
+            facts.sender, facts.me, command, facts.lookup.owner, facts.new_id()
+        ),
+        look_up=lambda command, sender, reads: Lookup(owner=reads.nickname_owner(command.key)),
+    ),
+    OptOut: CommandSpec[OptOut](
+        decide=lambda command, facts: game.opt_out(facts.sender, facts.me, facts.locked),
+        look_up=_opt_out_look_up,
+        check=_opt_out_check,
+        erases_sender=True,
+    ),
+    ListGames: CommandSpec[ListGames](
+        decide=lambda command, facts: game.list_games(facts.sender, facts.me, facts.counterparts, facts.now),
+        reads_counterparts=True,
+    ),
+    ShowScore: CommandSpec[ShowScore](decide=lambda command, facts: game.show_score(facts.sender, facts.me)),
+    ShowHelp: CommandSpec[ShowHelp](
+        decide=lambda command, facts: game.reply_only(facts.sender, command.text)
+    ),
+    ReplyOnly: CommandSpec[ReplyOnly](
+        decide=lambda command, facts: game.reply_only(facts.sender, command.text)
+    ),
+    OptIn: CommandSpec[OptIn](
+        decide=lambda command, facts: game.reply_only(facts.sender, replies.welcome_back())
+    ),
+    # Twilio has answered with the operator's own text: nothing more to say or change.
+    AnsweredByTwilio: CommandSpec[AnsweredByTwilio](decide=lambda command, facts: Decision()),
+}
+
+
+def spec_for(command: Command) -> CommandSpec[Any]:
+    spec = COMMANDS.get(type(command))
+    if spec is None:
+        raise TypeError(f"no description for {command!r}")
+    return spec
