@@ -248,9 +248,10 @@ def show_score(phone: str, me: Player | None) -> Decision:
     return reply_only(phone, replies.score(me.wins, me.losses, me.ties, me.streak))
 
 
-def opt_out(phone: str, me: Player | None, counterparts: Mapping[str, Player | None]) -> Decision:
-    """Delete the player, their nickname and every entry about them in other records; no reply
-    (Twilio answers opt-outs itself).
+def opt_out(phone: str, me: Player | None, counterparts: Mapping[str, Player | None], now: float) -> Decision:
+    """Delete the player, their nickname and every entry about them in other records. Twilio
+    answers the player itself; everyone with a live throw waiting on them is told the game is off,
+    by nickname only. Once: the entries go in the same commit, so a second STOP finds none.
 
     `counterparts` are the locked records of every phone `me` mentions (see the module docstring:
     those are all the records that mention `me`).
@@ -258,7 +259,11 @@ def opt_out(phone: str, me: Player | None, counterparts: Mapping[str, Player | N
     if me is None:
         return Decision()
     players: dict[str, Player | None] = {phone: None}
-    for other, record in counterparts.items():
-        if other != phone and record is not None and phone in record.counterpart_phones():
-            players[other] = record.without(phone)
-    return Decision(players=players, release_nickname=me.nickname)
+    goodbyes: list[Reply] = []
+    for other, record in sorted(counterparts.items()):
+        if other == phone or record is None or phone not in record.counterpart_phones():
+            continue
+        players[other] = record.without(phone)
+        if record.throw_at(me, now) is not None:
+            goodbyes.append(Reply(other, replies.opponent_left(me.display_name)))
+    return Decision(replies=tuple(goodbyes), players=players, release_nickname=me.nickname)

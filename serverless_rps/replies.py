@@ -29,6 +29,7 @@ __all__ = [
     "nick_unchanged",
     "nick_usage",
     "not_registered",
+    "opponent_left",
     "opponent_too_busy",
     "reply_limit_reached",
     "result",
@@ -155,6 +156,11 @@ def already_thrown(opponent: str) -> str:
 
 def too_many_open_games(limit: int) -> str:
     return f"You have {limit} open games, the most allowed. Wait for some answers first (GAMES)."
+
+
+def opponent_left(opponent: str) -> str:
+    # Only the nickname: nothing else about someone who asked to be forgotten.
+    return f"{opponent} has left the game, so your throw at them is off. Text GAMES to see your games."
 
 
 def opponent_too_busy(opponent: str) -> str:

@@ -95,6 +95,21 @@ def test_stop_deletes_the_player_and_sends_nothing(game: Game) -> None:
     assert game.nickname_row("alice") is None
 
 
+def test_stop_tells_everyone_whose_throw_waits_on_the_player_once_by_nickname(game: Game) -> None:
+    game.register((ALICE, "alice"), (BOB, "bob"), (CAROL, "carol"))
+    game.text(BOB, "rock alice")  # waits on alice: told
+    game.text(ALICE, "paper carol")  # alice waits on carol: carol is not told
+    sent_to_carol = len(game.sms.to(CAROL))
+    game.text(ALICE, "STOP")
+    assert game.sms.last(BOB) == replies.opponent_left("alice")
+    assert len(game.sms.to(CAROL)) == sent_to_carol
+    assert ALICE not in game.sms.last(BOB)
+    game.text(BOB, "games")
+    assert game.sms.last(BOB) == replies.games_summary([], [])
+    game.text(ALICE, "stop")  # a second STOP has no one left to tell
+    assert game.sms.to(BOB).count(replies.opponent_left("alice")) == 1
+
+
 def test_old_throws_never_score_against_whoever_takes_a_quitters_place(game: Game) -> None:
     game.register((ALICE, "alice"), (BOB, "bob"))
     game.text(BOB, "rock alice")

@@ -57,5 +57,7 @@ def test_requests_per_message_do_not_grow_with_pending_games(game: Game, command
 def test_an_opt_out_costs_one_lock_per_record_that_mentions_the_phone(game: Game, pending: int) -> None:
     _alice_with_pending_games(game, pending)
     mentioned = 1 + 2 * pending  # bob, and per pending game a rival and a target
-    # claim, read own record, lock self and each counterpart, read contact, one commit; no reply.
-    assert _count_requests(game, ALICE, "stop") == 4 + (1 + mentioned)
+    told = 1 + pending  # bob and the rivals threw at alice: each is told the game is off
+    # claim, read own record, lock self and each counterpart, read contact, one commit; then per
+    # goodbye a delivery record and its recipient's contact update.
+    assert _count_requests(game, ALICE, "stop") == 4 + (1 + mentioned) + 2 * told

@@ -75,6 +75,11 @@ CASES: list[tuple[str, Callable[[], str | None], str | None]] = [
         "bob has too many open challenges right now. Try again later.",
     ),
     (
+        "opponent left",
+        lambda: replies.opponent_left("alice"),
+        "alice has left the game, so your throw at them is off. Text GAMES to see your games.",
+    ),
+    (
         "throw waiting",
         lambda: replies.throw_waiting("bob", Move.PAPER),
         "You threw paper at bob. I'll text you when they answer.",
