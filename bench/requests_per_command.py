@@ -98,6 +98,8 @@ def _measure_level(pending: int, dynamodb_endpoint: str | None) -> list[Row]:
         row("throw that waits", text(PLAYER, "throw paper opponent", sid="SM-waiting"))
         row("duplicate (same MessageSid)", text(PLAYER, "throw paper opponent", sid="SM-waiting"))
         row("throw that resolves", text(PLAYER, "throw paper chal0000"))
+        # The player's last opponent is now chal0000: AGAIN throws at them (a throw that waits).
+        row("again (rematch)", text(PLAYER, "again rock"))
         row("STOP", text(PLAYER, "stop"))
     return rows
 

@@ -22,6 +22,7 @@ from serverless_rps.parsing import (
     ListGames,
     OptIn,
     OptOut,
+    Rematch,
     ReplyOnly,
     SetNickname,
     ShowHelp,
@@ -49,6 +50,8 @@ class Lookup:
 
     lock: tuple[str, ...] = ()
     owner: str | None = None
+    # The nickname key `owner` was looked up for: the locked owner must still hold it.
+    nickname: str | None = None
 
 
 @dataclass(frozen=True)
@@ -97,23 +100,51 @@ class CommandSpec[C]:
 # -- throw at a nickname --------------------------------------------------------------------------
 
 
-def _throw_look_up(command: Throw, sender: str, reads: Reads) -> Lookup:
-    owner = reads.nickname_owner(command.opponent_key)
+def _opponent_by_nickname(nickname: str | None, sender: str, reads: Reads) -> Lookup:
+    owner = reads.nickname_owner(nickname) if nickname is not None else None
     # Nothing changes on a throw at nobody or at yourself but the sender's reply budget.
-    return Lookup(lock=(owner,) if owner is not None and owner != sender else (), owner=owner)
+    return Lookup(
+        lock=(owner,) if owner is not None and owner != sender else (), owner=owner, nickname=nickname
+    )
 
 
-def _throw_check(command: Throw, facts: Facts) -> None:
+def _nickname_still_owned(command: object, facts: Facts) -> None:
     for phone in facts.lookup.lock:
         opponent = facts.locked[phone]
-        if opponent is None or opponent.nickname != command.opponent_key:
+        if opponent is None or opponent.nickname != facts.lookup.nickname:
             raise StaleRead("the nickname moved to another phone after the lookup")
 
 
-def _throw_decide(command: Throw, facts: Facts) -> Decision:
+def _opponent(facts: Facts) -> Player | None:
     owner = facts.lookup.owner
-    opponent = facts.me if owner == facts.sender else facts.locked.get(owner) if owner is not None else None
-    return game.throw(facts.sender, facts.me, opponent, command, facts.now, facts.limits)
+    return facts.me if owner == facts.sender else facts.locked.get(owner) if owner is not None else None
+
+
+def _throw_decide(command: Throw, facts: Facts) -> Decision:
+    return game.throw(facts.sender, facts.me, _opponent(facts), command, facts.now, facts.limits)
+
+
+# -- rematch --------------------------------------------------------------------------------------
+
+
+def _rematch_look_up(command: Rematch, sender: str, reads: Reads) -> Lookup:
+    """The sender's record names the last opponent (no phone: see `game.LastOpponent`); their
+    nickname then gives the phone to lock."""
+    me = reads.get_player(sender)
+    last = me.last_opponent if me is not None else None
+    return _opponent_by_nickname(last.nickname if last is not None else None, sender, reads)
+
+
+def _rematch_check(command: Rematch, facts: Facts) -> None:
+    me = facts.me
+    last = me.last_opponent if me is not None else None
+    if (last.nickname if last is not None else None) != facts.lookup.nickname:
+        raise StaleRead("the last opponent changed after the lookup")
+    _nickname_still_owned(command, facts)
+
+
+def _rematch_decide(command: Rematch, facts: Facts) -> Decision:
+    return game.rematch(facts.sender, facts.me, _opponent(facts), command, facts.now, facts.limits)
 
 
 # -- opt-out --------------------------------------------------------------------------------------
@@ -135,7 +166,12 @@ def _opt_out_check(command: OptOut, facts: Facts) -> None:
 
 
 COMMANDS: Mapping[type[Any], CommandSpec[Any]] = {
-    Throw: CommandSpec[Throw](decide=_throw_decide, look_up=_throw_look_up, check=_throw_check),
+    Throw: CommandSpec[Throw](
+        decide=_throw_decide,
+        look_up=lambda command, sender, reads: _opponent_by_nickname(command.opponent_key, sender, reads),
+        check=_nickname_still_owned,
+    ),
+    Rematch: CommandSpec[Rematch](decide=_rematch_decide, look_up=_rematch_look_up, check=_rematch_check),
     SetNickname: CommandSpec[SetNickname](
         decide=lambda command, facts: game.set_nickname(
             facts.sender, facts.me, command, facts.lookup.owner, facts.new_id()

@@ -21,18 +21,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from serverless_rps import replies
-from serverless_rps.parsing import SetNickname, Throw
+from serverless_rps.parsing import Rematch, SetNickname, Throw
 from serverless_rps.rules import Move, Outcome, play
 
 __all__ = [
     "Challenge",
     "Decision",
+    "LastOpponent",
     "Limits",
     "PendingThrow",
     "Player",
     "Reply",
     "list_games",
     "opt_out",
+    "rematch",
     "reply_only",
     "set_nickname",
     "show_score",
@@ -58,6 +60,17 @@ class Challenge:
 
 
 @dataclass(frozen=True)
+class LastOpponent:
+    """Whom I last finished a game with, for `AGAIN`: their nickname (key and display form) and
+    `player_id`, never their phone, so that an opt-out has nothing to erase here (the nickname is
+    looked up again, and the id tells whether it still belongs to the same player)."""
+
+    nickname: str
+    display_name: str
+    player_id: str
+
+
+@dataclass(frozen=True)
 class Player:
     phone: str
     player_id: str
@@ -69,6 +82,7 @@ class Player:
     losses: int = 0
     ties: int = 0
     streak: int = 0
+    last_opponent: LastOpponent | None = None
 
     def pruned(self, now: float) -> Player:
         """The same player without expired entries."""
@@ -197,6 +211,22 @@ def throw(
     )
 
 
+def rematch(
+    phone: str, me: Player | None, opponent: Player | None, command: Rematch, now: float, limits: Limits
+) -> Decision:
+    """`AGAIN <move>`: a throw at my last opponent. `opponent` is whoever holds their nickname now;
+    it is them only if the `player_id` still matches (they may have quit, or renamed and someone
+    else took the name)."""
+    if me is None:
+        return reply_only(phone, replies.not_registered())
+    last = me.last_opponent
+    if last is None:
+        return reply_only(phone, replies.no_last_opponent())
+    if opponent is None or opponent.player_id != last.player_id:
+        return reply_only(phone, replies.last_opponent_gone(last.display_name))
+    return throw(phone, me, opponent, Throw(command.move, opponent.display_name), now, limits)
+
+
 def _is_full(player: Player, newcomer: str, limits: Limits) -> bool:
     """Would one more counterpart take the record past what an opt-out can rewrite at once?"""
     mentioned = player.counterpart_phones()
@@ -211,8 +241,14 @@ def _resolve(me: Player, opponent: Player, my_move: Move, their_move: Move) -> D
             Reply(opponent.phone, replies.result(outcome.reversed, their_move, my_move, me.display_name)),
         ),
         players={
-            me.phone: _scored(me.without(opponent.phone), outcome),
-            opponent.phone: _scored(opponent.without(me.phone), outcome.reversed),
+            me.phone: replace(
+                _scored(me.without(opponent.phone), outcome),
+                last_opponent=LastOpponent(opponent.nickname, opponent.display_name, opponent.player_id),
+            ),
+            opponent.phone: replace(
+                _scored(opponent.without(me.phone), outcome.reversed),
+                last_opponent=LastOpponent(me.nickname, me.display_name, me.player_id),
+            ),
         },
     )
 

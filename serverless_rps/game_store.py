@@ -4,7 +4,8 @@ Every write here is conditional. The conditions *are* the protocol; docs/protoco
 through them with timelines. Table formats (kept from the original SRPS, extended):
 
 * GameState, key ``phone_number``: ``player_id``, ``nickname``, ``display_name``, ``games``,
-  ``challenges``, ``wins``, ``losses``, ``ties``, ``streak`` and, while locked,
+  ``challenges``, ``wins``, ``losses``, ``ties``, ``streak``, ``last_opponent`` (nickname and
+  player id, no phone) and, while locked,
   ``user_locked = {lock_uuid, expiration_epoch_timestamp}``.
 * Nickname, key ``nickname`` (the name's look-alike skeleton): ``display_name``, ``phone_number``.
 * Idempotency, key ``messageId`` (the inbound SMS id): ``status``, ``attempt_id``,
@@ -41,7 +42,7 @@ from serverless_rps.exceptions import (
     StaleRead,
     StoreUnavailable,
 )
-from serverless_rps.game import Challenge, Decision, PendingThrow, Player
+from serverless_rps.game import Challenge, Decision, LastOpponent, PendingThrow, Player
 from serverless_rps.observability import logger, mask_phone
 from serverless_rps.ports import Claim, CompletedRecord, LockedPlayer, OutboundSms
 from serverless_rps.reply_budget import ReplyBudget
@@ -865,6 +866,19 @@ def _player_to_item(player: Player) -> dict[str, Any]:
         "losses": _number(player.losses),
         "ties": _number(player.ties),
         "streak": _number(player.streak),
+        **(
+            {
+                "last_opponent": {
+                    "M": {
+                        "nickname": {"S": player.last_opponent.nickname},
+                        "display_name": {"S": player.last_opponent.display_name},
+                        "player_id": {"S": player.last_opponent.player_id},
+                    }
+                }
+            }
+            if player.last_opponent is not None
+            else {}
+        ),
     }
 
 
@@ -898,6 +912,7 @@ def _player_from_item(item: dict[str, Any]) -> Player | None:
         )
         for phone, entry in item.get("challenges", {}).get("M", {}).items()
     }
+    last = item.get("last_opponent", {}).get("M")
     return Player(
         phone=item["phone_number"]["S"],
         player_id=item["player_id"]["S"],
@@ -909,4 +924,9 @@ def _player_from_item(item: dict[str, Any]) -> Player | None:
         losses=int(Decimal(item.get("losses", {}).get("N", "0"))),
         ties=int(Decimal(item.get("ties", {}).get("N", "0"))),
         streak=int(Decimal(item.get("streak", {}).get("N", "0"))),
+        last_opponent=(
+            LastOpponent(last["nickname"]["S"], last["display_name"]["S"], last["player_id"]["S"])
+            if last is not None
+            else None
+        ),
     )

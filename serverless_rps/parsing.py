@@ -23,6 +23,7 @@ __all__ = [
     "ListGames",
     "OptIn",
     "OptOut",
+    "Rematch",
     "ReplyOnly",
     "SetNickname",
     "ShowHelp",
@@ -60,6 +61,13 @@ class Throw:
 
 
 @dataclass(frozen=True)
+class Rematch:
+    """A throw at the player I last played (`AGAIN <move>`)."""
+
+    move: Move
+
+
+@dataclass(frozen=True)
 class ListGames:
     pass
 
@@ -93,7 +101,16 @@ class ReplyOnly:
 
 
 Command = (
-    ShowHelp | SetNickname | Throw | ListGames | ShowScore | OptOut | OptIn | AnsweredByTwilio | ReplyOnly
+    ShowHelp
+    | SetNickname
+    | Throw
+    | Rematch
+    | ListGames
+    | ShowScore
+    | OptOut
+    | OptIn
+    | AnsweredByTwilio
+    | ReplyOnly
 )
 
 # Twilio's default keywords on long codes; each acts only as the whole message, in any case
@@ -112,6 +129,7 @@ NICK_WORDS = frozenset({"nick", "name"})
 THROW_WORDS = frozenset({"throw", "t", "play", "p"})
 GAMES_WORDS = frozenset({"games", "game"})
 SCORE_WORDS = frozenset({"score", "scores"})
+AGAIN_WORDS = frozenset({"again", "rematch"})
 
 # Advanced Opt-Out's verdict, sent as `OptOutType` for the operator's keywords in any language.
 _TWILIO_OPT_OUT = "STOP"
@@ -190,6 +208,7 @@ _RESERVED = frozenset(
         | THROW_WORDS
         | GAMES_WORDS
         | SCORE_WORDS
+        | AGAIN_WORDS
         | {move.value[:length] for move in Move for length in range(3, len(move.value) + 1)}
     )
 )
@@ -229,6 +248,8 @@ def parse(body: str, opt_out_type: str | None = None) -> Command:
         return ListGames()
     if command in SCORE_WORDS:
         return ShowScore()
+    if command in AGAIN_WORDS:
+        return _rematch(arguments)
     bare_throw = move_from_word(command) is not None and len(arguments) == 1
     # `p bob` is paper at bob (a bare throw); `p rock bob` is play rock at bob.
     if bare_throw:
@@ -251,6 +272,13 @@ def _nickname(arguments: list[str]) -> Command:
     if len(arguments) > 1 or not is_valid_nickname(arguments[0]):
         return ReplyOnly(replies.nick_invalid())
     return SetNickname(arguments[0])
+
+
+def _rematch(arguments: list[str]) -> Command:
+    if len(arguments) != 1:
+        return ReplyOnly(replies.again_usage())
+    move = move_from_word(arguments[0])
+    return Rematch(move) if move is not None else ReplyOnly(replies.unknown_move())
 
 
 def _throw(arguments: list[str]) -> Command:

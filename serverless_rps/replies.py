@@ -14,6 +14,7 @@ from serverless_rps.rules import Move, Outcome
 __all__ = [
     "GSM7_BASIC",
     "SEGMENT_LIMIT",
+    "again_usage",
     "already_thrown",
     "cannot_throw_at_self",
     "challenged",
@@ -22,12 +23,14 @@ __all__ = [
     "help_overview",
     "help_topic",
     "is_single_segment",
+    "last_opponent_gone",
     "nick_changed",
     "nick_invalid",
     "nick_registered",
     "nick_taken",
     "nick_unchanged",
     "nick_usage",
+    "no_last_opponent",
     "not_registered",
     "opponent_left",
     "opponent_too_busy",
@@ -63,6 +66,7 @@ _HELP_TOPICS = {
         "THROW <move> <nick> plays a nickname. Moves: rock, paper, scissors (or r, p, s). "
         "Short forms: T, PLAY, or just: rock bob"
     ),
+    "again": "AGAIN <move> plays the last player you played again, like: AGAIN paper",
     "games": "GAMES lists whom you are waiting on and who is waiting on you.",
     "score": "SCORE shows your wins, losses, ties and current streak.",
     "stop": "STOP deletes your data and cancels your open games. START to come back.",
@@ -72,6 +76,7 @@ _TOPIC_ALIASES = {
     "t": "throw",
     "play": "throw",
     "p": "throw",
+    "rematch": "again",
     "quit": "stop",
     "start": "stop",
 }
@@ -80,7 +85,7 @@ _TOPIC_ALIASES = {
 def help_overview() -> str:
     return (
         "Rock-paper-scissors by SMS! NICK <name> to join, THROW <move> <nick> to play "
-        "(rock, paper or scissors), GAMES, SCORE. HELP <command> for more."
+        "(rock, paper or scissors), AGAIN <move>, GAMES, SCORE. HELP <command> for more."
     )
 
 
@@ -91,7 +96,7 @@ def help_topic(topic: str) -> str | None:
 
 
 def unknown_help_topic() -> str:
-    return "There's no help on that. Commands: NICK, THROW, GAMES, SCORE, STOP. Text HELP for more."
+    return "There's no help on that. Commands: NICK, THROW, AGAIN, GAMES, SCORE, STOP. Text HELP for more."
 
 
 def empty_message() -> str:
@@ -130,6 +135,18 @@ def nick_unchanged(name: str) -> str:
 
 def not_registered() -> str:
     return "Pick a nickname first: text NICK and a name, like NICK alice"
+
+
+def again_usage() -> str:
+    return "To play your last opponent again, text AGAIN and a move, like: AGAIN paper"
+
+
+def no_last_opponent() -> str:
+    return "You haven't finished a game yet, so there's no one to play again. THROW <move> <nick>"
+
+
+def last_opponent_gone(opponent: str) -> str:
+    return f"{opponent} isn't playing under that name any more. Challenge someone: THROW <move> <nick>"
 
 
 def throw_usage() -> str:

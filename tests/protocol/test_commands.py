@@ -49,6 +49,41 @@ def test_a_resolved_game_tells_both_players_the_result_and_both_moves(game: Game
     assert game.sms.last(BOB) == replies.score(0, 1, 0, -1)
 
 
+def test_again_throws_at_the_last_opponent_who_can_answer_with_again(game: Game) -> None:
+    game.register((ALICE, "Alice"), (BOB, "bob"))
+    game.text(ALICE, "rock bob")
+    game.text(BOB, "paper alice")
+    game.text(ALICE, "again scissors")
+    assert game.sms.last(ALICE) == replies.throw_waiting("bob", Move.SCISSORS)
+    assert game.sms.last(BOB) == replies.challenged("Alice")
+    game.text(BOB, "again rock")
+    assert game.sms.last(BOB) == replies.result(Outcome.WIN, Move.ROCK, Move.SCISSORS, "Alice")
+    game.text(BOB, "score")
+    assert game.sms.last(BOB) == replies.score(2, 0, 0, 2)
+
+
+def test_again_before_any_finished_game_is_explained(game: Game) -> None:
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    game.text(ALICE, "rock bob")  # waiting, not finished
+    game.text(ALICE, "again paper")
+    assert game.sms.last(ALICE) == replies.no_last_opponent()
+    game.text(CAROL, "again paper")
+    assert game.sms.last(CAROL) == replies.not_registered()
+
+
+def test_again_never_reaches_whoever_took_a_quitters_name(game: Game) -> None:
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    game.text(ALICE, "rock bob")
+    game.text(BOB, "paper alice")
+    game.text(ALICE, "stop")
+    game.text(CAROL, "nick alice")
+    sent_to_carol = len(game.sms.to(CAROL))
+    game.text(BOB, "again rock")
+    assert game.sms.last(BOB) == replies.last_opponent_gone("alice")
+    assert len(game.sms.to(CAROL)) == sent_to_carol
+    assert game.player(CAROL)["challenges"]["M"] == {}
+
+
 def test_throwing_again_before_the_opponent_answers_gets_a_clear_reply(game: Game) -> None:
     game.register((ALICE, "alice"), (BOB, "bob"))
     game.text(ALICE, "rock bob")

@@ -46,6 +46,18 @@ def test_after_stop_the_number_is_in_no_item_of_any_table(game: Game) -> None:
     assert game.player(CAROL) is not None
 
 
+def test_the_last_opponent_kept_for_again_holds_no_number(game: Game) -> None:
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    game.text(ALICE, "rock bob")
+    game.text(BOB, "paper alice")  # both now remember each other for AGAIN
+
+    game.text(ALICE, "STOP")
+
+    assert _items_holding(game, ALICE) == []
+    game.text(BOB, "again rock")
+    assert game.sms.last(BOB) == replies.last_opponent_gone("alice")
+
+
 def test_an_expired_challenge_does_not_keep_the_number_in_the_other_record(game: Game, clock: Any) -> None:
     game.register((ALICE, "alice"), (BOB, "bob"))
     game.text(ALICE, "rock bob")

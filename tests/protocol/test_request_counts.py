@@ -20,6 +20,7 @@ EXPECTED = {
     "nick": (ALICE, "nick alicia", 6),  # + nickname lookup
     "waiting throw": (BOB, "rock zed", 9),  # + lookup, a second lock, two replies
     "resolving throw": (ALICE, "paper bob", 9),
+    "again": (BOB, "again paper", 10),  # a waiting throw + reading bob's record for his last opponent
 }
 
 
@@ -37,6 +38,8 @@ def _count_requests(game: Game, sender: str, body: str) -> int:
 
 def _alice_with_pending_games(game: Game, pending: int) -> None:
     game.register((ALICE, "alice"), (BOB, "bob"), ("+15557770000", "zed"))
+    game.text(BOB, "rock zed")
+    game.text("+15557770000", "paper bob")  # bob's last opponent is zed
     game.text(BOB, "rock alice")
     for n in range(pending):
         rival, target = f"+1555880{n:04d}", f"+1555990{n:04d}"

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from serverless_rps import game, replies
-from serverless_rps.game import Challenge, Decision, Limits, PendingThrow, Player, Reply
-from serverless_rps.parsing import SetNickname, Throw
+from serverless_rps.game import Challenge, Decision, LastOpponent, Limits, PendingThrow, Player, Reply
+from serverless_rps.parsing import Rematch, SetNickname, Throw
 from serverless_rps.rules import Move, Outcome
 
 ALICE, BOB, CAROL = "+15551110001", "+15552220002", "+15553330003"
@@ -21,6 +21,8 @@ LIMITS = Limits(challenge_expiry_seconds=DAY, max_open_games=2, max_open_challen
 alice = Player(ALICE, "alice-1", "allce", "Alice")
 bob = Player(BOB, "bob-1", "bob", "Bob")
 carol = Player(CAROL, "carol-1", "carol", "Carol")
+LAST_WAS_ALICE = LastOpponent("allce", "Alice", "alice-1")
+LAST_WAS_BOB = LastOpponent("bob", "Bob", "bob-1")
 
 
 def _thrown(
@@ -159,14 +161,20 @@ def test_answering_a_throw_resolves_the_game_for_both() -> None:
             Reply(ALICE, replies.result(Outcome.WIN, Move.PAPER, Move.ROCK, "Bob")),
             Reply(BOB, replies.result(Outcome.LOSS, Move.ROCK, Move.PAPER, "Alice")),
         ),
-        players={ALICE: replace(alice, wins=1, streak=1), BOB: replace(bob, losses=1, streak=-1)},
+        players={
+            ALICE: replace(alice, wins=1, streak=1, last_opponent=LAST_WAS_BOB),
+            BOB: replace(bob, losses=1, streak=-1, last_opponent=LAST_WAS_ALICE),
+        },
     )
 
 
 def test_a_tie_counts_for_both_and_ends_both_streaks() -> None:
     thrower, challenged = _thrown(replace(bob, streak=-2), replace(alice, streak=3), Move.ROCK)
     decision = game.throw(ALICE, challenged, thrower, Throw(Move.ROCK, "bob"), NOW, LIMITS)
-    assert decision.players == {ALICE: replace(alice, ties=1), BOB: replace(bob, ties=1)}
+    assert decision.players == {
+        ALICE: replace(alice, ties=1, last_opponent=LAST_WAS_BOB),
+        BOB: replace(bob, ties=1, last_opponent=LAST_WAS_ALICE),
+    }
     assert decision.replies[1] == Reply(BOB, replies.result(Outcome.TIE, Move.ROCK, Move.ROCK, "Alice"))
 
 
@@ -193,6 +201,33 @@ def test_only_the_resolved_pair_leaves_the_records() -> None:
     assert decision.players[ALICE].games == {CAROL: PendingThrow(Move.SCISSORS, "carol-1", NOW + DAY)}
     assert decision.players[ALICE].challenges == {}
     assert other.challenges == {ALICE: Challenge("alice-1", NOW + DAY)}
+
+
+# -- rematch -----------------------------------------------------------------------------------------
+
+
+def test_again_throws_at_the_last_opponent_and_resolves_like_any_throw() -> None:
+    me = replace(alice, last_opponent=LAST_WAS_BOB)
+    decision = game.rematch(ALICE, me, bob, Rematch(Move.PAPER), NOW, LIMITS)
+    assert decision == game.throw(ALICE, me, bob, Throw(Move.PAPER, "Bob"), NOW, LIMITS)
+    assert decision.replies[0] == Reply(ALICE, replies.throw_waiting("Bob", Move.PAPER))
+
+
+def test_again_with_no_finished_game_or_before_registering_is_explained() -> None:
+    assert game.rematch(ALICE, alice, None, Rematch(Move.ROCK), NOW, LIMITS) == game.reply_only(
+        ALICE, replies.no_last_opponent()
+    )
+    assert game.rematch(ALICE, None, None, Rematch(Move.ROCK), NOW, LIMITS) == game.reply_only(
+        ALICE, replies.not_registered()
+    )
+
+
+def test_again_at_someone_who_left_or_whose_name_is_now_someone_elses_is_refused() -> None:
+    me = replace(alice, last_opponent=LAST_WAS_BOB)
+    new_bob = replace(bob, phone=CAROL, player_id="someone-else")
+    gone = game.reply_only(ALICE, replies.last_opponent_gone("Bob"))
+    assert game.rematch(ALICE, me, None, Rematch(Move.ROCK), NOW, LIMITS) == gone
+    assert game.rematch(ALICE, me, new_bob, Rematch(Move.ROCK), NOW, LIMITS) == gone
 
 
 def _with_games(player: Player, phones: list[str], expires_at: float = NOW + DAY) -> Player:

@@ -79,7 +79,7 @@ def test_worst_case_names_still_fit() -> None:
 
 
 def test_help_topics_cover_every_command() -> None:
-    for topic in ("nick", "name", "throw", "t", "play", "games", "score", "stop"):
+    for topic in ("nick", "name", "throw", "t", "play", "games", "score", "stop", "again"):
         text = replies.help_topic(topic)
         assert text is not None
         assert replies.is_single_segment(text)

@@ -75,6 +75,21 @@ CASES: list[tuple[str, Callable[[], str | None], str | None]] = [
         "bob has too many open challenges right now. Try again later.",
     ),
     (
+        "again usage",
+        replies.again_usage,
+        "To play your last opponent again, text AGAIN and a move, like: AGAIN paper",
+    ),
+    (
+        "no last opponent",
+        replies.no_last_opponent,
+        "You haven't finished a game yet, so there's no one to play again. THROW <move> <nick>",
+    ),
+    (
+        "last opponent gone",
+        lambda: replies.last_opponent_gone("bob"),
+        "bob isn't playing under that name any more. Challenge someone: THROW <move> <nick>",
+    ),
+    (
         "opponent left",
         lambda: replies.opponent_left("alice"),
         "alice has left the game, so your throw at them is off. Text GAMES to see your games.",
@@ -151,12 +166,12 @@ CASES: list[tuple[str, Callable[[], str | None], str | None]] = [
         "help",
         replies.help_overview,
         "Rock-paper-scissors by SMS! NICK <name> to join, THROW <move> <nick> to play "
-        "(rock, paper or scissors), GAMES, SCORE. HELP <command> for more.",
+        "(rock, paper or scissors), AGAIN <move>, GAMES, SCORE. HELP <command> for more.",
     ),
     (
         "unknown help topic",
         replies.unknown_help_topic,
-        "There's no help on that. Commands: NICK, THROW, GAMES, SCORE, STOP. Text HELP for more.",
+        "There's no help on that. Commands: NICK, THROW, AGAIN, GAMES, SCORE, STOP. Text HELP for more.",
     ),
     ("help on nothing", lambda: replies.help_topic("dance"), None),
 ]
@@ -177,6 +192,8 @@ def test_the_reply_says(call: Callable[[], str | None], expected: str | None) ->
         ("Play", "THROW <move> <nick>"),
         ("p", "THROW <move> <nick>"),
         ("games", "GAMES lists whom you are waiting on"),
+        ("again", "AGAIN <move> plays the last player you played again"),
+        ("rematch", "AGAIN <move> plays the last player you played again"),
         ("score", "SCORE shows your wins, losses, ties"),
         ("stop", "STOP deletes your data"),
         ("quit", "STOP deletes your data"),
