@@ -179,7 +179,9 @@ COMMANDS: Mapping[type[Any], CommandSpec[Any]] = {
         look_up=lambda command, sender, reads: Lookup(owner=reads.nickname_owner(command.key)),
     ),
     OptOut: CommandSpec[OptOut](
-        decide=lambda command, facts: game.opt_out(facts.sender, facts.me, facts.locked, facts.now),
+        decide=lambda command, facts: game.opt_out(
+            facts.sender, facts.me, facts.locked, facts.now, facts.limits
+        ),
         look_up=_opt_out_look_up,
         check=_opt_out_check,
         erases_sender=True,

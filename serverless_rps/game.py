@@ -141,6 +141,11 @@ class Limits:
     # Stored entries, live or expired: an opt-out locks and rewrites every phone a record mentions
     # in one transaction (at most 100 items: these, the player, its nickname, the claim and more).
     max_counterparts: int = 90
+    # An opt-out's transaction items that are player records or goodbyes (each goodbye writes its
+    # recipient's contact record): 100 less the nickname, the sender's contact record and the
+    # claim. A player who mentions many phones may have more goodbyes than fit: the most recent
+    # throws are told, the rest see the game gone from GAMES.
+    max_opt_out_writes: int = 97
 
 
 def reply_only(phone: str, text: str) -> Decision:
@@ -284,7 +289,9 @@ def show_score(phone: str, me: Player | None) -> Decision:
     return reply_only(phone, replies.score(me.wins, me.losses, me.ties, me.streak))
 
 
-def opt_out(phone: str, me: Player | None, counterparts: Mapping[str, Player | None], now: float) -> Decision:
+def opt_out(
+    phone: str, me: Player | None, counterparts: Mapping[str, Player | None], now: float, limits: Limits
+) -> Decision:
     """Delete the player, their nickname and every entry about them in other records. Twilio
     answers the player itself; everyone with a live throw waiting on them is told the game is off,
     by nickname only. Once: the entries go in the same commit, so a second STOP finds none.
@@ -295,11 +302,16 @@ def opt_out(phone: str, me: Player | None, counterparts: Mapping[str, Player | N
     if me is None:
         return Decision()
     players: dict[str, Player | None] = {phone: None}
-    goodbyes: list[Reply] = []
+    waiting: list[tuple[float, str]] = []
     for other, record in sorted(counterparts.items()):
         if other == phone or record is None or phone not in record.counterpart_phones():
             continue
         players[other] = record.without(phone)
-        if record.throw_at(me, now) is not None:
-            goodbyes.append(Reply(other, replies.opponent_left(me.display_name)))
-    return Decision(replies=tuple(goodbyes), players=players, release_nickname=me.nickname)
+        thrown = record.throw_at(me, now)
+        if thrown is not None:
+            waiting.append((thrown.expires_at, other))
+    # The latest throws first, when not every goodbye fits in the one transaction.
+    room = max(limits.max_opt_out_writes - len(players), 0)
+    told = sorted(other for _, other in sorted(waiting, key=lambda entry: (-entry[0], entry[1]))[:room])
+    goodbyes = tuple(Reply(other, replies.opponent_left(me.display_name)) for other in told)
+    return Decision(replies=goodbyes, players=players, release_nickname=me.nickname)

@@ -145,6 +145,21 @@ def test_stop_tells_everyone_whose_throw_waits_on_the_player_once_by_nickname(ga
     assert game.sms.to(BOB).count(replies.opponent_left("alice")) == 1
 
 
+def test_stop_with_more_goodbyes_than_its_transaction_holds_tells_the_latest_throws(
+    dynamodb: object, clock: object
+) -> None:
+    game = Game(dynamodb, FakeSms(), Limits(max_opt_out_writes=4))
+    game.register((ALICE, "alice"), (BOB, "bob"), (CAROL, "carol"))
+    game.text(BOB, "rock alice")
+    clock.tick(60)  # type: ignore[attr-defined]
+    game.text(CAROL, "rock alice")
+    game.text(ALICE, "stop")  # three records change: room for one goodbye
+    assert game.sms.last(CAROL) == replies.opponent_left("alice")
+    assert replies.opponent_left("alice") not in game.sms.to(BOB)
+    assert game.player(ALICE) is None
+    assert game.player(BOB)["games"]["M"] == {}
+
+
 def test_old_throws_never_score_against_whoever_takes_a_quitters_place(game: Game) -> None:
     game.register((ALICE, "alice"), (BOB, "bob"))
     game.text(BOB, "rock alice")

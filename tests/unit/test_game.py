@@ -321,7 +321,7 @@ def test_opt_out_deletes_the_player_and_every_entry_about_them() -> None:
     carol_threw, alice_both = _thrown(carol, alice_threw, Move.PAPER)
     stranger = replace(carol, phone="+15550000009")  # locked, but mentions nobody
     counterparts = {ALICE: alice_both, BOB: bob_challenged, CAROL: carol_threw, stranger.phone: stranger}
-    assert game.opt_out(ALICE, alice_both, counterparts, NOW) == Decision(
+    assert game.opt_out(ALICE, alice_both, counterparts, NOW, LIMITS) == Decision(
         replies=(Reply(CAROL, replies.opponent_left("Alice")),),
         players={ALICE: None, BOB: bob, CAROL: carol},
         release_nickname="allce",
@@ -332,18 +332,31 @@ def test_opt_out_tells_only_those_whose_throw_still_waits_on_the_player() -> Non
     bob_threw, alice_from_bob = _thrown(bob, alice, Move.ROCK, expires_at=NOW)  # expired
     carol_threw, alice_both = _thrown(carol, alice_from_bob, Move.PAPER)
     carol_at_old_alice = replace(carol_threw, games={ALICE: PendingThrow(Move.PAPER, "alice-0", NOW + DAY)})
-    told = game.opt_out(ALICE, alice_both, {BOB: bob_threw, CAROL: carol_threw}, NOW)
+    told = game.opt_out(ALICE, alice_both, {BOB: bob_threw, CAROL: carol_threw}, NOW, LIMITS)
     assert told.replies == (Reply(CAROL, replies.opponent_left("Alice")),)
-    not_told = game.opt_out(ALICE, alice_both, {BOB: bob_threw, CAROL: carol_at_old_alice}, NOW)
+    not_told = game.opt_out(ALICE, alice_both, {BOB: bob_threw, CAROL: carol_at_old_alice}, NOW, LIMITS)
     assert not_told.replies == ()
+
+
+def test_opt_out_tells_the_latest_throws_first_when_not_every_goodbye_fits_its_transaction() -> None:
+    me, throwers = alice, {}
+    for index, phone in enumerate(_others(3)):
+        thrower = Player(phone, f"p{index}", f"p{index}", f"P{index}")
+        throwers[phone], me = _thrown(thrower, me, Move.ROCK, expires_at=NOW + DAY + index)
+    # Four records change (alice and three throwers): room for one goodbye, to the latest thrower.
+    decision = game.opt_out(ALICE, me, throwers, NOW, replace(LIMITS, max_opt_out_writes=5))
+    assert decision.replies == (Reply(_others(3)[2], replies.opponent_left("Alice")),)
+    assert set(decision.players) == {ALICE, *_others(3)}
+    everyone = game.opt_out(ALICE, me, throwers, NOW, replace(LIMITS, max_opt_out_writes=7))
+    assert [reply.to for reply in everyone.replies] == _others(3)
 
 
 def test_opt_out_skips_counterparts_that_are_gone_and_replies_nothing() -> None:
     thrower, _ = _thrown(alice, bob, Move.ROCK)
-    assert game.opt_out(ALICE, thrower, {BOB: None}, NOW) == Decision(
+    assert game.opt_out(ALICE, thrower, {BOB: None}, NOW, LIMITS) == Decision(
         players={ALICE: None}, release_nickname="allce"
     )
-    assert game.opt_out(ALICE, None, {}, NOW) == Decision()
+    assert game.opt_out(ALICE, None, {}, NOW, LIMITS) == Decision()
 
 
 def test_a_record_without_one_phone_keeps_the_others_and_pruning_drops_what_expired() -> None:
