@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 from serverless_rps import game, replies
 from serverless_rps.exceptions import StaleRead
-from serverless_rps.game import Decision, Limits, Player
+from serverless_rps.game import LEADERBOARD, Decision, Limits, Player, SharedRecord
 from serverless_rps.parsing import (
     AnsweredByTwilio,
     Command,
@@ -27,6 +27,7 @@ from serverless_rps.parsing import (
     SetNickname,
     ShowHelp,
     ShowScore,
+    ShowTop,
     Throw,
 )
 
@@ -42,6 +43,8 @@ class Reads(Protocol):
 
     def get_players(self, phones: Sequence[str]) -> dict[str, Player]: ...
 
+    def get_shared(self, key: str) -> SharedRecord: ...
+
 
 @dataclass(frozen=True)
 class Lookup:
@@ -52,6 +55,8 @@ class Lookup:
     owner: str | None = None
     # The nickname key `owner` was looked up for: the locked owner must still hold it.
     nickname: str | None = None
+    # Shared records read without a lock (`top` reads the leaderboard and locks nothing but itself).
+    shared: Mapping[str, SharedRecord] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -66,6 +71,8 @@ class Facts:
     new_id: Callable[[], str]
     # The sender's counterparts read without a lock after the locks (only when a spec asks).
     counterparts: Mapping[str, Player] = field(default_factory=dict)
+    # The shared records locked after the players (`CommandSpec.then_lock`), by key.
+    shared: Mapping[str, SharedRecord] = field(default_factory=dict)
 
     @property
     def me(self) -> Player | None:
@@ -80,6 +87,10 @@ def _nothing_to_check(command: Any, facts: Facts) -> None:
     return None
 
 
+def _no_shared_records(command: Any, facts: Facts) -> tuple[str, ...]:
+    return ()
+
+
 @dataclass(frozen=True)
 class CommandSpec[C]:
     """One command's needs. `look_up` runs before any lock; `check` runs once every lock is held
@@ -89,6 +100,10 @@ class CommandSpec[C]:
     decide: Callable[[C, Facts], Decision]
     look_up: Callable[[C, str, Reads], Lookup] = _reads_nothing
     check: Callable[[C, Facts], None] = _nothing_to_check
+    # Shared records (`game.LEADERBOARD`) to lock once the players are held and checked, when the
+    # locked records say the decision will change them. Their keys sort after every phone, so
+    # locking them last keeps the one canonical order.
+    then_lock: Callable[[C, Facts], tuple[str, ...]] = _no_shared_records
     # Read the sender's counterparts' records (lock-free) once the sender is locked: its record,
     # as locked, says who they are.
     reads_counterparts: bool = False
@@ -120,8 +135,19 @@ def _opponent(facts: Facts) -> Player | None:
     return facts.me if owner == facts.sender else facts.locked.get(owner) if owner is not None else None
 
 
+def _leaderboard_if_it_resolves(command: object, facts: Facts) -> tuple[str, ...]:
+    # The locks on both players freeze whether it resolves: a throw at me is written only under mine.
+    return (LEADERBOARD,) if game.resolves(facts.me, _opponent(facts), facts.now) else ()
+
+
+def _board(facts: Facts) -> game.Leaderboard | None:
+    return facts.shared.get(LEADERBOARD)
+
+
 def _throw_decide(command: Throw, facts: Facts) -> Decision:
-    return game.throw(facts.sender, facts.me, _opponent(facts), command, facts.now, facts.limits)
+    return game.throw(
+        facts.sender, facts.me, _opponent(facts), command, facts.now, facts.limits, _board(facts)
+    )
 
 
 # -- rematch --------------------------------------------------------------------------------------
@@ -144,7 +170,9 @@ def _rematch_check(command: Rematch, facts: Facts) -> None:
 
 
 def _rematch_decide(command: Rematch, facts: Facts) -> Decision:
-    return game.rematch(facts.sender, facts.me, _opponent(facts), command, facts.now, facts.limits)
+    return game.rematch(
+        facts.sender, facts.me, _opponent(facts), command, facts.now, facts.limits, _board(facts)
+    )
 
 
 # -- opt-out --------------------------------------------------------------------------------------
@@ -154,6 +182,11 @@ def _opt_out_look_up(command: OptOut, sender: str, reads: Reads) -> Lookup:
     """Every record that mentions the phone is listed in its own record (see `game`)."""
     before = reads.get_player(sender)
     return Lookup(lock=tuple(before.counterpart_phones()) if before else ())
+
+
+def _leaderboard_if_ranked(command: OptOut, facts: Facts) -> tuple[str, ...]:
+    # `ranked` is set only under the player's own lock, which we hold: it cannot change now.
+    return (LEADERBOARD,) if facts.me is not None and facts.me.ranked else ()
 
 
 def _opt_out_check(command: OptOut, facts: Facts) -> None:
@@ -170,8 +203,18 @@ COMMANDS: Mapping[type[Any], CommandSpec[Any]] = {
         decide=_throw_decide,
         look_up=lambda command, sender, reads: _opponent_by_nickname(command.opponent_key, sender, reads),
         check=_nickname_still_owned,
+        then_lock=_leaderboard_if_it_resolves,
     ),
-    Rematch: CommandSpec[Rematch](decide=_rematch_decide, look_up=_rematch_look_up, check=_rematch_check),
+    Rematch: CommandSpec[Rematch](
+        decide=_rematch_decide,
+        look_up=_rematch_look_up,
+        check=_rematch_check,
+        then_lock=_leaderboard_if_it_resolves,
+    ),
+    ShowTop: CommandSpec[ShowTop](
+        decide=lambda command, facts: game.show_top(facts.sender, facts.lookup.shared.get(LEADERBOARD)),
+        look_up=lambda command, sender, reads: Lookup(shared={LEADERBOARD: reads.get_shared(LEADERBOARD)}),
+    ),
     SetNickname: CommandSpec[SetNickname](
         decide=lambda command, facts: game.set_nickname(
             facts.sender, facts.me, command, facts.lookup.owner, facts.new_id()
@@ -180,10 +223,11 @@ COMMANDS: Mapping[type[Any], CommandSpec[Any]] = {
     ),
     OptOut: CommandSpec[OptOut](
         decide=lambda command, facts: game.opt_out(
-            facts.sender, facts.me, facts.locked, facts.now, facts.limits
+            facts.sender, facts.me, facts.locked, facts.now, facts.limits, _board(facts)
         ),
         look_up=_opt_out_look_up,
         check=_opt_out_check,
+        then_lock=_leaderboard_if_ranked,
         erases_sender=True,
     ),
     ListGames: CommandSpec[ListGames](

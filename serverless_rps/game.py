@@ -25,19 +25,26 @@ from serverless_rps.parsing import Rematch, SetNickname, Throw
 from serverless_rps.rules import Move, Outcome, play
 
 __all__ = [
+    "LEADERBOARD",
     "Challenge",
     "Decision",
     "LastOpponent",
+    "Leaderboard",
     "Limits",
     "PendingThrow",
     "Player",
+    "Ranking",
     "Reply",
+    "SharedRecord",
     "list_games",
     "opt_out",
     "rematch",
     "reply_only",
+    "resolves",
     "set_nickname",
+    "shared_record",
     "show_score",
+    "show_top",
     "throw",
 ]
 
@@ -83,6 +90,9 @@ class Player:
     ties: int = 0
     streak: int = 0
     last_opponent: LastOpponent | None = None
+    # Set when a result put the player on the leaderboard, never cleared when someone overtakes
+    # them (their record is not locked then): an opt-out locks the board only when this is set.
+    ranked: bool = False
 
     def pruned(self, now: float) -> Player:
         """The same player without expired entries."""
@@ -112,6 +122,63 @@ class Player:
         )
 
 
+# Shared records live in the game-state table beside the players, under keys no phone can have.
+# They sort after every E.164 number ("+..."), so a message locks them last, once the players it
+# holds say it must: the canonical lock order (players ascending, then shared records) holds.
+LEADERBOARD = "~leaderboard"
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """One line of the leaderboard. No phone: the nickname as of the player's last result, and
+    the `player_id` that an opt-out removes."""
+
+    player_id: str
+    display_name: str
+    wins: int
+    losses: int
+    since: float  # when they reached `wins`: among equals, whoever got there first ranks higher
+
+    @property
+    def order(self) -> tuple[int, int, float, str]:
+        return (-self.wins, self.losses, self.since, self.player_id)
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    """The best players by wins, then fewer losses, then who got there first, kept exact by every
+    result's commit (wins only grow, so whoever is not on it ranks below its last line until
+    their own next result). An opt-out leaves a gap that the next results fill."""
+
+    rankings: tuple[Ranking, ...] = ()
+
+    def with_result(self, player: Player, now: float, size: int) -> Leaderboard:
+        """The board after `player`'s new totals (a player with no win is not ranked)."""
+        old = next((entry for entry in self.rankings if entry.player_id == player.player_id), None)
+        others = tuple(entry for entry in self.rankings if entry.player_id != player.player_id)
+        if player.wins == 0:
+            return Leaderboard(others)
+        since = old.since if old is not None and old.wins == player.wins else now
+        entry = Ranking(player.player_id, player.display_name, player.wins, player.losses, since)
+        return Leaderboard(tuple(sorted((*others, entry), key=lambda ranking: ranking.order))[:size])
+
+    def without(self, player_id: str) -> Leaderboard:
+        return Leaderboard(tuple(entry for entry in self.rankings if entry.player_id != player_id))
+
+    def ranks(self, player_id: str) -> bool:
+        return any(entry.player_id == player_id for entry in self.rankings)
+
+
+SharedRecord = Leaderboard
+
+
+def shared_record(key: str) -> SharedRecord:
+    """The empty record for a shared key (what a lock on a missing one holds)."""
+    if key == LEADERBOARD:
+        return Leaderboard()
+    raise ValueError(f"no shared record is called {key!r}")
+
+
 @dataclass(frozen=True)
 class Reply:
     to: str
@@ -131,6 +198,8 @@ class Decision:
     players: Mapping[str, Player | None] = field(default_factory=dict)
     claim_nickname: Player | None = None
     release_nickname: str | None = None
+    # New states of the shared records (by key) this message locked; those not named are unchanged.
+    shared: Mapping[str, SharedRecord] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -141,11 +210,14 @@ class Limits:
     # Stored entries, live or expired: an opt-out locks and rewrites every phone a record mentions
     # in one transaction (at most 100 items: these, the player, its nickname, the claim and more).
     max_counterparts: int = 90
-    # An opt-out's transaction items that are player records or goodbyes (each goodbye writes its
-    # recipient's contact record): 100 less the nickname, the sender's contact record and the
-    # claim. A player who mentions many phones may have more goodbyes than fit: the most recent
-    # throws are told, the rest see the game gone from GAMES.
+    # An opt-out's transaction items that are player records, the leaderboard or goodbyes (each
+    # goodbye writes its recipient's contact record): 100 less the nickname, the sender's contact
+    # record and the claim. A player who mentions many phones may have more goodbyes than fit:
+    # the most recent throws are told, the rest see the game gone from GAMES.
     max_opt_out_writes: int = 97
+    # Rankings kept on the leaderboard (`top` shows those that fit one SMS): more than shown, so
+    # that an opt-out's gap rarely shows.
+    leaderboard_size: int = 20
 
 
 def reply_only(phone: str, text: str) -> Decision:
@@ -176,10 +248,28 @@ def set_nickname(
     )
 
 
+def resolves(me: Player | None, opponent: Player | None, now: float) -> bool:
+    """Would my throw at `opponent` finish a game (their live throw waits on me)? Only then does a
+    throw need the leaderboard: the processor locks it after the two players."""
+    return (
+        me is not None
+        and opponent is not None
+        and opponent.phone != me.phone
+        and opponent.throw_at(me, now) is not None
+    )
+
+
 def throw(
-    phone: str, me: Player | None, opponent: Player | None, command: Throw, now: float, limits: Limits
+    phone: str,
+    me: Player | None,
+    opponent: Player | None,
+    command: Throw,
+    now: float,
+    limits: Limits,
+    board: Leaderboard | None = None,
 ) -> Decision:
-    """Record a throw, or resolve the game if the opponent has already thrown at me."""
+    """Record a throw, or resolve the game if the opponent has already thrown at me. `board` is the
+    locked leaderboard when the game resolves (see `resolves`); without it, scores change alone."""
     if me is None:
         return reply_only(phone, replies.not_registered())
     if opponent is None:
@@ -190,7 +280,7 @@ def throw(
 
     waiting = live_opponent.throw_at(me, now)
     if waiting is not None:
-        return _resolve(me, opponent, command.move, waiting.move)
+        return _resolve(me, opponent, command.move, waiting.move, now, limits, board)
     if live_me.throw_at(opponent, now) is not None:
         return reply_only(me.phone, replies.already_thrown(opponent.display_name))
     if len(live_me.games) >= limits.max_open_games or _is_full(me, opponent.phone, limits):
@@ -217,7 +307,13 @@ def throw(
 
 
 def rematch(
-    phone: str, me: Player | None, opponent: Player | None, command: Rematch, now: float, limits: Limits
+    phone: str,
+    me: Player | None,
+    opponent: Player | None,
+    command: Rematch,
+    now: float,
+    limits: Limits,
+    board: Leaderboard | None = None,
 ) -> Decision:
     """`AGAIN <move>`: a throw at my last opponent. `opponent` is whoever holds their nickname now;
     it is them only if the `player_id` still matches (they may have quit, or renamed and someone
@@ -229,7 +325,7 @@ def rematch(
         return reply_only(phone, replies.no_last_opponent())
     if opponent is None or opponent.player_id != last.player_id:
         return reply_only(phone, replies.last_opponent_gone(last.display_name))
-    return throw(phone, me, opponent, Throw(command.move, opponent.display_name), now, limits)
+    return throw(phone, me, opponent, Throw(command.move, opponent.display_name), now, limits, board)
 
 
 def _is_full(player: Player, newcomer: str, limits: Limits) -> bool:
@@ -238,23 +334,39 @@ def _is_full(player: Player, newcomer: str, limits: Limits) -> bool:
     return newcomer not in mentioned and len(mentioned) >= limits.max_counterparts
 
 
-def _resolve(me: Player, opponent: Player, my_move: Move, their_move: Move) -> Decision:
+def _resolve(
+    me: Player,
+    opponent: Player,
+    my_move: Move,
+    their_move: Move,
+    now: float,
+    limits: Limits,
+    board: Leaderboard | None,
+) -> Decision:
     outcome = play(my_move, their_move)
+    mine = replace(
+        _scored(me.without(opponent.phone), outcome),
+        last_opponent=LastOpponent(opponent.nickname, opponent.display_name, opponent.player_id),
+    )
+    theirs = replace(
+        _scored(opponent.without(me.phone), outcome.reversed),
+        last_opponent=LastOpponent(me.nickname, me.display_name, me.player_id),
+    )
+    shared: dict[str, SharedRecord] = {}
+    if board is not None:
+        board = board.with_result(mine, now, limits.leaderboard_size).with_result(
+            theirs, now, limits.leaderboard_size
+        )
+        shared[LEADERBOARD] = board
+        mine = replace(mine, ranked=mine.ranked or board.ranks(mine.player_id))
+        theirs = replace(theirs, ranked=theirs.ranked or board.ranks(theirs.player_id))
     return Decision(
         replies=(
             Reply(me.phone, replies.result(outcome, my_move, their_move, opponent.display_name)),
             Reply(opponent.phone, replies.result(outcome.reversed, their_move, my_move, me.display_name)),
         ),
-        players={
-            me.phone: replace(
-                _scored(me.without(opponent.phone), outcome),
-                last_opponent=LastOpponent(opponent.nickname, opponent.display_name, opponent.player_id),
-            ),
-            opponent.phone: replace(
-                _scored(opponent.without(me.phone), outcome.reversed),
-                last_opponent=LastOpponent(me.nickname, me.display_name, me.player_id),
-            ),
-        },
+        players={me.phone: mine, opponent.phone: theirs},
+        shared=shared,
     )
 
 
@@ -283,6 +395,12 @@ def list_games(phone: str, me: Player | None, others: Mapping[str, Player], now:
     return reply_only(phone, replies.games_summary(waiting_on, waiting_for_me))
 
 
+def show_top(phone: str, board: Leaderboard | None) -> Decision:
+    """Anyone may look, registered or not: the board names no phone."""
+    rankings = board.rankings if board is not None else ()
+    return reply_only(phone, replies.top([(entry.display_name, entry.wins) for entry in rankings]))
+
+
 def show_score(phone: str, me: Player | None) -> Decision:
     if me is None:
         return reply_only(phone, replies.not_registered())
@@ -290,14 +408,20 @@ def show_score(phone: str, me: Player | None) -> Decision:
 
 
 def opt_out(
-    phone: str, me: Player | None, counterparts: Mapping[str, Player | None], now: float, limits: Limits
+    phone: str,
+    me: Player | None,
+    counterparts: Mapping[str, Player | None],
+    now: float,
+    limits: Limits,
+    board: Leaderboard | None = None,
 ) -> Decision:
     """Delete the player, their nickname and every entry about them in other records. Twilio
     answers the player itself; everyone with a live throw waiting on them is told the game is off,
     by nickname only. Once: the entries go in the same commit, so a second STOP finds none.
 
     `counterparts` are the locked records of every phone `me` mentions (see the module docstring:
-    those are all the records that mention `me`).
+    those are all the records that mention `me`); `board` is the locked leaderboard when `me` may
+    be on it (`Player.ranked`), and the player's line leaves it.
     """
     if me is None:
         return Decision()
@@ -311,7 +435,9 @@ def opt_out(
         if thrown is not None:
             waiting.append((thrown.expires_at, other))
     # The latest throws first, when not every goodbye fits in the one transaction.
-    room = max(limits.max_opt_out_writes - len(players), 0)
+    # The leaderboard, when locked, is one more item of the transaction.
+    room = max(limits.max_opt_out_writes - len(players) - (board is not None), 0)
     told = sorted(other for _, other in sorted(waiting, key=lambda entry: (-entry[0], entry[1]))[:room])
     goodbyes = tuple(Reply(other, replies.opponent_left(me.display_name)) for other in told)
-    return Decision(replies=goodbyes, players=players, release_nickname=me.nickname)
+    shared: dict[str, SharedRecord] = {LEADERBOARD: board.without(me.player_id)} if board is not None else {}
+    return Decision(replies=goodbyes, players=players, release_nickname=me.nickname, shared=shared)

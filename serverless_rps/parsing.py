@@ -28,6 +28,7 @@ __all__ = [
     "SetNickname",
     "ShowHelp",
     "ShowScore",
+    "ShowTop",
     "Throw",
     "is_valid_nickname",
     "nickname_skeleton",
@@ -78,6 +79,11 @@ class ShowScore:
 
 
 @dataclass(frozen=True)
+class ShowTop:
+    pass
+
+
+@dataclass(frozen=True)
 class OptOut:
     """A carrier opt-out word: delete the player's data. Twilio answers the player itself."""
 
@@ -107,6 +113,7 @@ Command = (
     | Rematch
     | ListGames
     | ShowScore
+    | ShowTop
     | OptOut
     | OptIn
     | AnsweredByTwilio
@@ -130,6 +137,7 @@ THROW_WORDS = frozenset({"throw", "t", "play", "p"})
 GAMES_WORDS = frozenset({"games", "game"})
 SCORE_WORDS = frozenset({"score", "scores"})
 AGAIN_WORDS = frozenset({"again", "rematch"})
+TOP_WORDS = frozenset({"top", "leaders"})
 
 # Advanced Opt-Out's verdict, sent as `OptOutType` for the operator's keywords in any language.
 _TWILIO_OPT_OUT = "STOP"
@@ -209,6 +217,7 @@ _RESERVED = frozenset(
         | GAMES_WORDS
         | SCORE_WORDS
         | AGAIN_WORDS
+        | TOP_WORDS
         | {move.value[:length] for move in Move for length in range(3, len(move.value) + 1)}
     )
 )
@@ -248,6 +257,8 @@ def parse(body: str, opt_out_type: str | None = None) -> Command:
         return ListGames()
     if command in SCORE_WORDS:
         return ShowScore()
+    if command in TOP_WORDS:
+        return ShowTop()
     if command in AGAIN_WORDS:
         return _rematch(arguments)
     bare_throw = move_from_word(command) is not None and len(arguments) == 1

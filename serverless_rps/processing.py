@@ -189,6 +189,12 @@ class MessageProcessor:
             players = {held.phone: held.player for held in locked}
             facts = Facts(phone, players, lookup, self._clock(), self._limits, self._new_id)
             spec.check(command, facts)
+            shared = spec.then_lock(command, facts)
+            if shared:
+                self._lock_shared(claim, locked, shared)
+                facts = replace(
+                    facts, shared={held.phone: held.shared for held in locked if held.shared is not None}
+                )
             if spec.reads_counterparts and facts.me is not None:
                 facts = replace(facts, counterparts=self._store.get_players(facts.me.counterpart_phones()))
             if spec.erases_sender:
@@ -234,6 +240,14 @@ class MessageProcessor:
             if not committed:
                 for locked in reversed(held):
                     self._best_effort("release a lock", functools.partial(self._store.release, locked))
+
+    def _lock_shared(self, claim: Claim, held: list[LockedPlayer], keys: Sequence[str]) -> None:
+        """Lock shared records after the players `held` (the list `_locked` gives back on failure).
+        Their keys sort after every phone, so this is still the one ascending order."""
+        for key in sorted(set(keys)):
+            if any(key <= locked.phone for locked in held):
+                raise AssertionError(f"{key!r} would be locked out of the canonical order")
+            held.append(self._lock_with_backoff(key, claim.attempt_id, player_only=False))
 
     def _lock_with_backoff(self, phone: str, lock_id: str, *, player_only: bool) -> LockedPlayer:
         deadline = self._clock() + self._lock_wait

@@ -40,6 +40,7 @@ __all__ = [
     "throw_usage",
     "throw_waiting",
     "too_many_open_games",
+    "top",
     "unknown_command",
     "unknown_help_topic",
     "unknown_move",
@@ -68,6 +69,7 @@ _HELP_TOPICS = {
     ),
     "again": "AGAIN <move> plays the last player you played again, like: AGAIN paper",
     "games": "GAMES lists whom you are waiting on and who is waiting on you.",
+    "top": "TOP shows the players with the most wins (fewer losses, then who got there first, break ties).",
     "score": "SCORE shows your wins, losses, ties and current streak.",
     "stop": "STOP deletes your data and cancels your open games. START to come back.",
 }
@@ -77,6 +79,7 @@ _TOPIC_ALIASES = {
     "play": "throw",
     "p": "throw",
     "rematch": "again",
+    "leaders": "top",
     "quit": "stop",
     "start": "stop",
 }
@@ -84,8 +87,8 @@ _TOPIC_ALIASES = {
 
 def help_overview() -> str:
     return (
-        "Rock-paper-scissors by SMS! NICK <name> to join, THROW <move> <nick> to play "
-        "(rock, paper or scissors), AGAIN <move>, GAMES, SCORE. HELP <command> for more."
+        "Rock-paper-scissors by SMS! NICK <name> to join, THROW <move> <nick> to play, "
+        "AGAIN <move> for a rematch, GAMES, SCORE, TOP. HELP <command> for more."
     )
 
 
@@ -96,7 +99,9 @@ def help_topic(topic: str) -> str | None:
 
 
 def unknown_help_topic() -> str:
-    return "There's no help on that. Commands: NICK, THROW, AGAIN, GAMES, SCORE, STOP. Text HELP for more."
+    return (
+        "There's no help on that. Commands: NICK, THROW, AGAIN, GAMES, SCORE, TOP, STOP. Text HELP for more."
+    )
 
 
 def empty_message() -> str:
@@ -244,6 +249,19 @@ def score(wins: int, losses: int, ties: int, streak: int) -> str:
     else:
         run = "no streak"
     return f"Wins {wins}, losses {losses}, ties {ties}. Streak: {run}."
+
+
+def top(leaders: Sequence[tuple[str, int]]) -> str:
+    """The leaderboard, best first, as many lines as fit one segment."""
+    if not leaders:
+        return "No one has won a game yet. Be the first: THROW <move> <nick>"
+    text = "Top players by wins:"
+    for rank, (name, wins) in enumerate(leaders, start=1):
+        line = f"{text}{',' if rank > 1 else ''} {rank}. {name} {wins}"
+        if len(line) > SEGMENT_LIMIT:
+            break
+        text = line
+    return text
 
 
 def reply_limit_reached(minutes: int) -> str:

@@ -104,6 +104,36 @@ def test_throwing_at_yourself_an_unknown_name_or_before_registering_is_refused(g
     assert game.player(BOB) is None, "a refused stranger must leave no row behind"
 
 
+def _play(game: Game, winner: str, loser: str, winner_nick: str, loser_nick: str) -> None:
+    game.text(loser, f"scissors {winner_nick}")
+    game.text(winner, f"rock {loser_nick}")
+
+
+def test_top_ranks_by_wins_then_fewer_losses_then_who_got_there_first(game: Game, clock: object) -> None:
+    game.text(CAROL, "top")
+    assert game.sms.last(CAROL) == replies.top([])
+    game.register((ALICE, "alice"), (BOB, "bob"), (CAROL, "carol"))
+    _play(game, BOB, ALICE, "bob", "alice")  # bob 1-0, alice 0-1
+    clock.tick(1)  # type: ignore[attr-defined]
+    _play(game, ALICE, CAROL, "alice", "carol")  # alice 1-1, carol 0-1
+    clock.tick(1)  # type: ignore[attr-defined]
+    _play(game, CAROL, BOB, "carol", "bob")  # all 1-1: in the order they reached one win
+    game.text(BOB, "top")
+    assert game.sms.last(BOB) == replies.top([("bob", 1), ("alice", 1), ("carol", 1)])
+    _play(game, ALICE, BOB, "alice", "bob")  # alice 2-1; bob 1-2 falls below carol's 1-1
+    game.text(BOB, "leaders")
+    assert game.sms.last(BOB) == replies.top([("alice", 2), ("carol", 1), ("bob", 1)])
+
+
+def test_a_player_who_stops_leaves_the_leaderboard(game: Game) -> None:
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    _play(game, ALICE, BOB, "alice", "bob")
+    _play(game, BOB, ALICE, "bob", "alice")
+    game.text(ALICE, "stop")
+    game.text(BOB, "top")
+    assert game.sms.last(BOB) == replies.top([("bob", 1)])
+
+
 def test_games_lists_whom_you_wait_on_and_who_waits_on_you(game: Game) -> None:
     game.register((ALICE, "alice"), (BOB, "bob"), (CAROL, "carol"))
     game.text(ALICE, "rock bob")

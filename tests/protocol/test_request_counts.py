@@ -19,7 +19,8 @@ EXPECTED = {
     "games": (ALICE, "games", 6),  # + batch-read counterparts
     "nick": (ALICE, "nick alicia", 6),  # + nickname lookup
     "waiting throw": (BOB, "rock zed", 9),  # + lookup, a second lock, two replies
-    "resolving throw": (ALICE, "paper bob", 9),
+    "resolving throw": (ALICE, "paper bob", 10),  # + the leaderboard's lock, after the players
+    "top": (ALICE, "top", 6),  # + one read of the leaderboard: no scan
     "again": (BOB, "again paper", 10),  # a waiting throw + reading bob's record for his last opponent
 }
 

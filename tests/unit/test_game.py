@@ -9,7 +9,18 @@ from __future__ import annotations
 from dataclasses import replace
 
 from serverless_rps import game, replies
-from serverless_rps.game import Challenge, Decision, LastOpponent, Limits, PendingThrow, Player, Reply
+from serverless_rps.game import (
+    LEADERBOARD,
+    Challenge,
+    Decision,
+    LastOpponent,
+    Leaderboard,
+    Limits,
+    PendingThrow,
+    Player,
+    Ranking,
+    Reply,
+)
 from serverless_rps.parsing import Rematch, SetNickname, Throw
 from serverless_rps.rules import Move, Outcome
 
@@ -201,6 +212,47 @@ def test_only_the_resolved_pair_leaves_the_records() -> None:
     assert decision.players[ALICE].games == {CAROL: PendingThrow(Move.SCISSORS, "carol-1", NOW + DAY)}
     assert decision.players[ALICE].challenges == {}
     assert other.challenges == {ALICE: Challenge("alice-1", NOW + DAY)}
+
+
+# -- leaderboard -------------------------------------------------------------------------------------
+
+
+def test_a_resolved_game_puts_the_winner_on_the_board_and_marks_them_ranked() -> None:
+    thrower, challenged = _thrown(bob, alice, Move.ROCK)
+    decision = game.throw(ALICE, challenged, thrower, Throw(Move.PAPER, "bob"), NOW, LIMITS, Leaderboard())
+    assert decision.shared == {LEADERBOARD: Leaderboard((Ranking("alice-1", "Alice", 1, 0, NOW),))}
+    assert decision.players[ALICE].ranked
+    assert not decision.players[BOB].ranked, "no win, no line"
+
+
+def test_the_board_orders_by_wins_then_fewer_losses_then_who_got_there_first_and_keeps_its_size() -> None:
+    first = Ranking("a", "A", 2, 3, NOW - 10)
+    board = Leaderboard((first,))
+    board = board.with_result(replace(bob, wins=2, losses=3), NOW, size=2)  # same totals, later
+    board = board.with_result(replace(carol, wins=2, losses=1), NOW + 1, size=2)  # fewer losses
+    assert [entry.display_name for entry in board.rankings] == ["Carol", "A"]
+    board = board.with_result(replace(carol, wins=2, losses=2), NOW + 2, size=2)  # a loss keeps `since`
+    assert board.rankings[0] == Ranking("carol-1", "Carol", 2, 2, NOW + 1)
+
+
+def test_opt_out_takes_the_players_line_off_the_board() -> None:
+    ranked = replace(alice, wins=1, ranked=True)
+    board = Leaderboard((Ranking("alice-1", "Alice", 1, 0, NOW), Ranking("bob-1", "Bob", 1, 1, NOW)))
+    decision = game.opt_out(ALICE, ranked, {}, NOW, LIMITS, board)
+    assert decision.shared == {LEADERBOARD: Leaderboard((Ranking("bob-1", "Bob", 1, 1, NOW),))}
+
+
+def test_the_leaderboard_takes_a_goodbyes_place_in_the_opt_outs_transaction() -> None:
+    bob_threw, alice_challenged = _thrown(bob, replace(alice, ranked=True), Move.ROCK)
+    limits = replace(LIMITS, max_opt_out_writes=3)  # alice and bob: room for one more item
+    assert game.opt_out(ALICE, alice_challenged, {BOB: bob_threw}, NOW, limits).replies != ()
+    assert game.opt_out(ALICE, alice_challenged, {BOB: bob_threw}, NOW, limits, Leaderboard()).replies == ()
+
+
+def test_top_lists_the_board_for_anyone() -> None:
+    board = Leaderboard((Ranking("bob-1", "Bob", 3, 0, NOW),))
+    assert game.show_top(CAROL, board) == game.reply_only(CAROL, replies.top([("Bob", 3)]))
+    assert game.show_top(CAROL, None) == game.reply_only(CAROL, replies.top([]))
 
 
 # -- rematch -----------------------------------------------------------------------------------------

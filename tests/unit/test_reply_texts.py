@@ -90,6 +90,23 @@ CASES: list[tuple[str, Callable[[], str | None], str | None]] = [
         "bob isn't playing under that name any more. Challenge someone: THROW <move> <nick>",
     ),
     (
+        "nobody on top",
+        lambda: replies.top([]),
+        "No one has won a game yet. Be the first: THROW <move> <nick>",
+    ),
+    (
+        "top three",
+        lambda: replies.top([("alice", 12), ("bob", 10), ("carol", 10)]),
+        "Top players by wins: 1. alice 12, 2. bob 10, 3. carol 10",
+    ),
+    (
+        # 149 characters with five 15-letter names and 5-digit wins: a sixth would pass 160.
+        "as many leaders as fit",
+        lambda: replies.top([(name, 99999) for name in FIFTEEN]),
+        "Top players by wins: "
+        + ", ".join(f"{rank}. {name} 99999" for rank, name in enumerate(FIFTEEN[:5], start=1)),
+    ),
+    (
         "opponent left",
         lambda: replies.opponent_left("alice"),
         "alice has left the game, so your throw at them is off. Text GAMES to see your games.",
@@ -165,13 +182,13 @@ CASES: list[tuple[str, Callable[[], str | None], str | None]] = [
     (
         "help",
         replies.help_overview,
-        "Rock-paper-scissors by SMS! NICK <name> to join, THROW <move> <nick> to play "
-        "(rock, paper or scissors), AGAIN <move>, GAMES, SCORE. HELP <command> for more.",
+        "Rock-paper-scissors by SMS! NICK <name> to join, THROW <move> <nick> to play, "
+        "AGAIN <move> for a rematch, GAMES, SCORE, TOP. HELP <command> for more.",
     ),
     (
         "unknown help topic",
         replies.unknown_help_topic,
-        "There's no help on that. Commands: NICK, THROW, AGAIN, GAMES, SCORE, STOP. Text HELP for more.",
+        "There's no help on that. Commands: NICK, THROW, AGAIN, GAMES, SCORE, TOP, STOP. Text HELP for more.",
     ),
     ("help on nothing", lambda: replies.help_topic("dance"), None),
 ]
@@ -192,6 +209,8 @@ def test_the_reply_says(call: Callable[[], str | None], expected: str | None) ->
         ("Play", "THROW <move> <nick>"),
         ("p", "THROW <move> <nick>"),
         ("games", "GAMES lists whom you are waiting on"),
+        ("top", "TOP shows the players with the most wins"),
+        ("leaders", "TOP shows the players with the most wins"),
         ("again", "AGAIN <move> plays the last player you played again"),
         ("rematch", "AGAIN <move> plays the last player you played again"),
         ("score", "SCORE shows your wins, losses, ties"),
