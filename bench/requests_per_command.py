@@ -111,6 +111,8 @@ def _measure_level(pending: int, dynamodb_endpoint: str | None) -> list[Row]:
             row("top (leaderboard full)", text(PLAYER, "top"))
         # The player's last opponent is now chal0000: AGAIN throws at them (a throw that waits).
         row("again (rematch)", text(PLAYER, "again rock"))
+        row("lobby throw that waits", text(OPPONENT, "throw rock"))
+        row("lobby throw that plays", text(_challenger(0), "paper"))
         row("STOP", text(PLAYER, "stop"))
     return rows
 

@@ -15,11 +15,12 @@ from typing import Any, Protocol
 
 from serverless_rps import game, replies
 from serverless_rps.exceptions import StaleRead
-from serverless_rps.game import LEADERBOARD, Decision, Limits, Player, SharedRecord
+from serverless_rps.game import LEADERBOARD, LOBBY, Decision, Limits, Lobby, Player, SharedRecord
 from serverless_rps.parsing import (
     AnsweredByTwilio,
     Command,
     ListGames,
+    LobbyThrow,
     OptIn,
     OptOut,
     Rematch,
@@ -104,6 +105,9 @@ class CommandSpec[C]:
     # locked records say the decision will change them. Their keys sort after every phone, so
     # locking them last keeps the one canonical order.
     then_lock: Callable[[C, Facts], tuple[str, ...]] = _no_shared_records
+    # Runs once the shared records are locked too: StaleRead when one no longer holds what the
+    # lock-free read of it said (the processor starts over).
+    check_shared: Callable[[C, Facts], None] = _nothing_to_check
     # Read the sender's counterparts' records (lock-free) once the sender is locked: its record,
     # as locked, says who they are.
     reads_counterparts: bool = False
@@ -141,7 +145,13 @@ def _leaderboard_if_it_resolves(command: object, facts: Facts) -> tuple[str, ...
 
 
 def _board(facts: Facts) -> game.Leaderboard | None:
-    return facts.shared.get(LEADERBOARD)
+    board = facts.shared.get(LEADERBOARD)
+    return board if isinstance(board, game.Leaderboard) else None
+
+
+def _board_as_read(facts: Facts) -> game.Leaderboard | None:
+    board = facts.lookup.shared.get(LEADERBOARD)
+    return board if isinstance(board, game.Leaderboard) else None
 
 
 def _throw_decide(command: Throw, facts: Facts) -> Decision:
@@ -175,6 +185,55 @@ def _rematch_decide(command: Rematch, facts: Facts) -> Decision:
     )
 
 
+# -- a throw at a stranger (the lobby) -------------------------------------------------------------
+
+
+def _lobby(facts: Facts) -> Lobby | None:
+    lobby = facts.shared.get(LOBBY)
+    return lobby if isinstance(lobby, Lobby) else None
+
+
+def _lobby_as_read(facts: Facts) -> Lobby:
+    lobby = facts.lookup.shared.get(LOBBY)
+    return lobby if isinstance(lobby, Lobby) else Lobby()
+
+
+def _lobby_look_up(command: LobbyThrow, sender: str, reads: Reads) -> Lookup:
+    """Read the lobby without a lock; lock whoever waits there (another phone) with the sender."""
+    lobby = reads.get_shared(LOBBY)
+    assert isinstance(lobby, Lobby)
+    waiting = lobby.waiting
+    # An expired entry is locked too if it is someone else's: harmless, and what the read saw.
+    return Lookup(
+        lock=(waiting.phone,) if waiting is not None and waiting.phone != sender else (),
+        shared={LOBBY: lobby},
+    )
+
+
+def _lobby_then_lock(command: LobbyThrow, facts: Facts) -> tuple[str, ...]:
+    if facts.me is None:
+        return ()  # an unregistered phone is only told to register: no shared lock for that
+    # A pairing is a result: the leaderboard too, before the lobby (both sort after every phone).
+    pairs = game.lobby_pairs(facts.me, _lobby_as_read(facts), facts.now)
+    return (LEADERBOARD, LOBBY) if pairs else (LOBBY,)
+
+
+def _lobby_unchanged(command: LobbyThrow, facts: Facts) -> None:
+    if facts.me is not None and _lobby(facts) != _lobby_as_read(facts):
+        raise StaleRead("someone else's lobby throw came first")
+
+
+def _lobby_decide(command: LobbyThrow, facts: Facts) -> Decision:
+    lobby = _lobby(facts) or Lobby()
+    waiting = lobby.waiting
+    stranger = (
+        facts.locked.get(waiting.phone) if waiting is not None and waiting.phone != facts.sender else None
+    )
+    return game.lobby_throw(
+        facts.sender, facts.me, stranger, lobby, command.move, facts.now, facts.limits, _board(facts)
+    )
+
+
 # -- opt-out --------------------------------------------------------------------------------------
 
 
@@ -184,9 +243,13 @@ def _opt_out_look_up(command: OptOut, sender: str, reads: Reads) -> Lookup:
     return Lookup(lock=tuple(before.counterpart_phones()) if before else ())
 
 
-def _leaderboard_if_ranked(command: OptOut, facts: Facts) -> tuple[str, ...]:
-    # `ranked` is set only under the player's own lock, which we hold: it cannot change now.
-    return (LEADERBOARD,) if facts.me is not None and facts.me.ranked else ()
+def _shared_records_holding_me(command: OptOut, facts: Facts) -> tuple[str, ...]:
+    # `ranked` and `in_lobby` are set only under the player's own lock, which we hold: they
+    # cannot change now.
+    me = facts.me
+    if me is None:
+        return ()
+    return (*((LEADERBOARD,) if me.ranked else ()), *((LOBBY,) if me.in_lobby else ()))
 
 
 def _opt_out_check(command: OptOut, facts: Facts) -> None:
@@ -211,8 +274,14 @@ COMMANDS: Mapping[type[Any], CommandSpec[Any]] = {
         check=_rematch_check,
         then_lock=_leaderboard_if_it_resolves,
     ),
+    LobbyThrow: CommandSpec[LobbyThrow](
+        decide=_lobby_decide,
+        look_up=_lobby_look_up,
+        then_lock=_lobby_then_lock,
+        check_shared=_lobby_unchanged,
+    ),
     ShowTop: CommandSpec[ShowTop](
-        decide=lambda command, facts: game.show_top(facts.sender, facts.lookup.shared.get(LEADERBOARD)),
+        decide=lambda command, facts: game.show_top(facts.sender, _board_as_read(facts)),
         look_up=lambda command, sender, reads: Lookup(shared={LEADERBOARD: reads.get_shared(LEADERBOARD)}),
     ),
     SetNickname: CommandSpec[SetNickname](
@@ -223,11 +292,11 @@ COMMANDS: Mapping[type[Any], CommandSpec[Any]] = {
     ),
     OptOut: CommandSpec[OptOut](
         decide=lambda command, facts: game.opt_out(
-            facts.sender, facts.me, facts.locked, facts.now, facts.limits, _board(facts)
+            facts.sender, facts.me, facts.locked, facts.now, facts.limits, _board(facts), _lobby(facts)
         ),
         look_up=_opt_out_look_up,
         check=_opt_out_check,
-        then_lock=_leaderboard_if_ranked,
+        then_lock=_shared_records_holding_me,
         erases_sender=True,
     ),
     ListGames: CommandSpec[ListGames](

@@ -26,17 +26,22 @@ from serverless_rps.rules import Move, Outcome, play
 
 __all__ = [
     "LEADERBOARD",
+    "LOBBY",
     "Challenge",
     "Decision",
     "LastOpponent",
     "Leaderboard",
     "Limits",
+    "Lobby",
+    "LobbyEntry",
     "PendingThrow",
     "Player",
     "Ranking",
     "Reply",
     "SharedRecord",
     "list_games",
+    "lobby_pairs",
+    "lobby_throw",
     "opt_out",
     "rematch",
     "reply_only",
@@ -93,6 +98,10 @@ class Player:
     # Set when a result put the player on the leaderboard, never cleared when someone overtakes
     # them (their record is not locked then): an opt-out locks the board only when this is set.
     ranked: bool = False
+    # Set when the player's lobby throw waits for a stranger, cleared when the lobby pairs them:
+    # the lobby holds their phone, so an opt-out locks it when this is set. Left set when the
+    # entry expired and someone else took the lobby (harmless: the opt-out finds nothing there).
+    in_lobby: bool = False
 
     def pruned(self, now: float) -> Player:
         """The same player without expired entries."""
@@ -126,6 +135,7 @@ class Player:
 # They sort after every E.164 number ("+..."), so a message locks them last, once the players it
 # holds say it must: the canonical lock order (players ascending, then shared records) holds.
 LEADERBOARD = "~leaderboard"
+LOBBY = "~lobby"
 
 
 @dataclass(frozen=True)
@@ -169,13 +179,37 @@ class Leaderboard:
         return any(entry.player_id == player_id for entry in self.rankings)
 
 
-SharedRecord = Leaderboard
+@dataclass(frozen=True)
+class LobbyEntry:
+    """A lobby throw waiting for a stranger. It holds the phone (the pairing replies to it), so the
+    player's record says `in_lobby` and an opt-out removes it."""
+
+    phone: str
+    player_id: str
+    display_name: str
+    move: Move
+    expires_at: float
+
+
+@dataclass(frozen=True)
+class Lobby:
+    """At most one stranger waiting: the next lobby throw from anyone else plays them."""
+
+    waiting: LobbyEntry | None = None
+
+    def live(self, now: float) -> LobbyEntry | None:
+        return self.waiting if self.waiting is not None and self.waiting.expires_at > now else None
+
+
+SharedRecord = Leaderboard | Lobby
 
 
 def shared_record(key: str) -> SharedRecord:
     """The empty record for a shared key (what a lock on a missing one holds)."""
     if key == LEADERBOARD:
         return Leaderboard()
+    if key == LOBBY:
+        return Lobby()
     raise ValueError(f"no shared record is called {key!r}")
 
 
@@ -328,6 +362,61 @@ def rematch(
     return throw(phone, me, opponent, Throw(command.move, opponent.display_name), now, limits, board)
 
 
+def lobby_throw(
+    phone: str,
+    me: Player | None,
+    stranger: Player | None,
+    lobby: Lobby,
+    move: Move,
+    now: float,
+    limits: Limits,
+    board: Leaderboard | None = None,
+) -> Decision:
+    """A throw with no opponent: play whoever waits in the `lobby` (locked), or wait there.
+
+    `stranger` is the locked record of the phone waiting in the lobby, if another's entry is live;
+    `board` the locked leaderboard when it is (see `lobby_pairs`). Both are told the other's
+    nickname and the result; the lobby is emptied in the same commit, so nobody is paired twice.
+    """
+    if me is None:
+        return reply_only(phone, replies.not_registered())
+    waiting = lobby.live(now)
+    if waiting is not None and waiting.phone == me.phone:
+        return reply_only(me.phone, replies.lobby_already_waiting(waiting.move))
+    if waiting is not None and stranger is not None and stranger.player_id == waiting.player_id:
+        outcome = play(move, waiting.move)
+        result = _resolve(me, stranger, move, waiting.move, now, limits, board)
+        scored = result.players[stranger.phone]
+        assert scored is not None  # a resolved game rewrites both players, deleting neither
+        paired = replace(scored, in_lobby=False)
+        return replace(
+            result,
+            replies=(
+                Reply(me.phone, replies.lobby_result(outcome, move, waiting.move, stranger.display_name)),
+                Reply(
+                    stranger.phone,
+                    replies.lobby_result(outcome.reversed, waiting.move, move, me.display_name),
+                ),
+            ),
+            players={**result.players, stranger.phone: paired},
+            shared={**result.shared, LOBBY: Lobby()},
+        )
+    # An empty lobby, an expired entry, or one whose player is gone (an opt-out removes its own
+    # entry, so only a defensive case): this throw waits, replacing whatever was there.
+    entry = LobbyEntry(me.phone, me.player_id, me.display_name, move, now + limits.challenge_expiry_seconds)
+    return Decision(
+        replies=(Reply(me.phone, replies.lobby_waiting(move)),),
+        players={me.phone: replace(me, in_lobby=True)},
+        shared={LOBBY: Lobby(entry)},
+    )
+
+
+def lobby_pairs(me: Player | None, lobby: Lobby, now: float) -> bool:
+    """Would a lobby throw from `me` play whoever waits there (so it needs the leaderboard)?"""
+    waiting = lobby.live(now)
+    return me is not None and waiting is not None and waiting.phone != me.phone
+
+
 def _is_full(player: Player, newcomer: str, limits: Limits) -> bool:
     """Would one more counterpart take the record past what an opt-out can rewrite at once?"""
     mentioned = player.counterpart_phones()
@@ -414,6 +503,7 @@ def opt_out(
     now: float,
     limits: Limits,
     board: Leaderboard | None = None,
+    lobby: Lobby | None = None,
 ) -> Decision:
     """Delete the player, their nickname and every entry about them in other records. Twilio
     answers the player itself; everyone with a live throw waiting on them is told the game is off,
@@ -421,7 +511,8 @@ def opt_out(
 
     `counterparts` are the locked records of every phone `me` mentions (see the module docstring:
     those are all the records that mention `me`); `board` is the locked leaderboard when `me` may
-    be on it (`Player.ranked`), and the player's line leaves it.
+    be on it (`Player.ranked`), and the player's line leaves it; `lobby` the locked lobby when
+    they may wait there (`Player.in_lobby`), and their entry leaves it.
     """
     if me is None:
         return Decision()
@@ -435,9 +526,11 @@ def opt_out(
         if thrown is not None:
             waiting.append((thrown.expires_at, other))
     # The latest throws first, when not every goodbye fits in the one transaction.
-    # The leaderboard, when locked, is one more item of the transaction.
-    room = max(limits.max_opt_out_writes - len(players) - (board is not None), 0)
+    # The leaderboard and the lobby, when locked, are one more item of the transaction each.
+    room = max(limits.max_opt_out_writes - len(players) - (board is not None) - (lobby is not None), 0)
     told = sorted(other for _, other in sorted(waiting, key=lambda entry: (-entry[0], entry[1]))[:room])
     goodbyes = tuple(Reply(other, replies.opponent_left(me.display_name)) for other in told)
     shared: dict[str, SharedRecord] = {LEADERBOARD: board.without(me.player_id)} if board is not None else {}
+    if lobby is not None and lobby.waiting is not None and lobby.waiting.phone == phone:
+        shared[LOBBY] = Lobby()  # the entry holds the number: it goes, live or expired
     return Decision(replies=goodbyes, players=players, release_nickname=me.nickname, shared=shared)

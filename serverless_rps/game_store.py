@@ -21,8 +21,9 @@ Player records carry ``reply_budget = {level, updated_at, notified}`` too.
 
 Shared records sit in GameState beside the players, under keys no phone can have (they start
 with ``~``, sorting after every number): ``~leaderboard`` holds ``rankings`` (player id, nickname,
-wins, losses, since; no phone). They are locked, fenced and released like a player, created by
-the first lock, and never deleted.
+wins, losses, since; no phone); ``~lobby`` holds at most one ``waiting`` stranger (phone, player
+id, nickname, move, expiry: removed by that player's STOP). They are locked, fenced and released
+like a player, created by the first lock, and never deleted.
 """
 
 from __future__ import annotations
@@ -49,10 +50,13 @@ from serverless_rps.exceptions import (
 )
 from serverless_rps.game import (
     LEADERBOARD,
+    LOBBY,
     Challenge,
     Decision,
     LastOpponent,
     Leaderboard,
+    Lobby,
+    LobbyEntry,
     PendingThrow,
     Player,
     Ranking,
@@ -881,8 +885,20 @@ def _is_shared(key: str) -> bool:
 
 
 def _shared_to_item(key: str, record: SharedRecord) -> dict[str, Any]:
-    if key != LEADERBOARD:
-        raise ValueError(f"no shared record is called {key!r}")
+    if isinstance(record, Lobby):
+        waiting = record.waiting
+        item: dict[str, Any] = {"phone_number": {"S": key}}
+        if waiting is not None:
+            item["waiting"] = {
+                "M": {
+                    "phone_number": {"S": waiting.phone},
+                    "player_id": {"S": waiting.player_id},
+                    "display_name": {"S": waiting.display_name},
+                    "move": {"S": waiting.move.value},
+                    "expires_epoch_timestamp": _number(waiting.expires_at),
+                }
+            }
+        return item
     return {
         "phone_number": {"S": key},
         "rankings": {
@@ -903,6 +919,19 @@ def _shared_to_item(key: str, record: SharedRecord) -> dict[str, Any]:
 
 
 def _shared_from_item(key: str, item: dict[str, Any]) -> SharedRecord:
+    if key == LOBBY:
+        waiting = item.get("waiting", {}).get("M")
+        if waiting is None:
+            return Lobby()
+        return Lobby(
+            LobbyEntry(
+                waiting["phone_number"]["S"],
+                waiting["player_id"]["S"],
+                waiting["display_name"]["S"],
+                Move(waiting["move"]["S"]),
+                float(waiting["expires_epoch_timestamp"]["N"]),
+            )
+        )
     if key != LEADERBOARD:
         return shared_record(key)  # raises for an unknown key
     return Leaderboard(
@@ -953,6 +982,7 @@ def _player_to_item(player: Player) -> dict[str, Any]:
         "ties": _number(player.ties),
         "streak": _number(player.streak),
         **({"ranked": {"BOOL": True}} if player.ranked else {}),
+        **({"in_lobby": {"BOOL": True}} if player.in_lobby else {}),
         **(
             {
                 "last_opponent": {
@@ -1012,6 +1042,7 @@ def _player_from_item(item: dict[str, Any]) -> Player | None:
         ties=int(Decimal(item.get("ties", {}).get("N", "0"))),
         streak=int(Decimal(item.get("streak", {}).get("N", "0"))),
         ranked=bool(item.get("ranked", {}).get("BOOL", False)),
+        in_lobby=bool(item.get("in_lobby", {}).get("BOOL", False)),
         last_opponent=(
             LastOpponent(last["nickname"]["S"], last["display_name"]["S"], last["player_id"]["S"])
             if last is not None

@@ -21,6 +21,7 @@ __all__ = [
     "AnsweredByTwilio",
     "Command",
     "ListGames",
+    "LobbyThrow",
     "OptIn",
     "OptOut",
     "Rematch",
@@ -59,6 +60,13 @@ class Throw:
     @property
     def opponent_key(self) -> str:
         return nickname_skeleton(self.opponent)
+
+
+@dataclass(frozen=True)
+class LobbyThrow:
+    """A throw with no opponent (`THROW rock`, or just `rock`): play a stranger."""
+
+    move: Move
 
 
 @dataclass(frozen=True)
@@ -110,6 +118,7 @@ Command = (
     ShowHelp
     | SetNickname
     | Throw
+    | LobbyThrow
     | Rematch
     | ListGames
     | ShowScore
@@ -261,7 +270,13 @@ def parse(body: str, opt_out_type: str | None = None) -> Command:
         return ShowTop()
     if command in AGAIN_WORDS:
         return _rematch(arguments)
-    bare_throw = move_from_word(command) is not None and len(arguments) == 1
+    move = move_from_word(command)
+    lone_move = move_from_word(arguments[0]) if len(arguments) == 1 else None
+    if command in THROW_WORDS and lone_move is not None:
+        return LobbyThrow(lone_move)  # `throw rock`, and `p rock` (a nickname is never a move)
+    if move is not None and not arguments:
+        return LobbyThrow(move)  # just `rock`
+    bare_throw = move is not None and len(arguments) == 1
     # `p bob` is paper at bob (a bare throw); `p rock bob` is play rock at bob.
     if bare_throw:
         return _throw([command, *arguments])

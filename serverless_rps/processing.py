@@ -43,6 +43,7 @@ from serverless_rps.exceptions import (
     LockContended,
     OutboxLeaseExpired,
     PoisonMessage,
+    ReadsKeptChanging,
     SmsPermanentlyRefused,
     SmsTemporarilyFailed,
     StaleRead,
@@ -169,10 +170,11 @@ class MessageProcessor:
             for attempt in range(1, _STALE_READ_ATTEMPTS + 1):
                 try:
                     record = self._apply_command(claim, sms, command)
-                except StaleRead:
+                except StaleRead as stale:
                     if attempt == _STALE_READ_ATTEMPTS:
-                        raise
-                    logger.info("a nickname changed hands mid-attempt; reading again")
+                        # Contention, not a fault: redeliver soon, as for a contended lock.
+                        raise ReadsKeptChanging(str(stale), retry_after=1) from stale
+                    logger.info("a lock-free read was overtaken mid-attempt; reading again")
                     continue
                 committed = True
                 return record
@@ -195,6 +197,7 @@ class MessageProcessor:
                 facts = replace(
                     facts, shared={held.phone: held.shared for held in locked if held.shared is not None}
                 )
+                spec.check_shared(command, facts)
             if spec.reads_counterparts and facts.me is not None:
                 facts = replace(facts, counterparts=self._store.get_players(facts.me.counterpart_phones()))
             if spec.erases_sender:

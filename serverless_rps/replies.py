@@ -24,6 +24,9 @@ __all__ = [
     "help_topic",
     "is_single_segment",
     "last_opponent_gone",
+    "lobby_already_waiting",
+    "lobby_result",
+    "lobby_waiting",
     "nick_changed",
     "nick_invalid",
     "nick_registered",
@@ -64,8 +67,8 @@ def is_single_segment(text: str) -> bool:
 _HELP_TOPICS = {
     "nick": "NICK <name> sets your nickname: 3-15 letters, digits or _. Others use it to play you.",
     "throw": (
-        "THROW <move> <nick> plays a nickname. Moves: rock, paper, scissors (or r, p, s). "
-        "Short forms: T, PLAY, or just: rock bob"
+        "THROW <move> <nick> plays a nickname; THROW <move> alone plays a stranger. "
+        "Moves: rock, paper, scissors (r, p, s). Or just: rock bob"
     ),
     "again": "AGAIN <move> plays the last player you played again, like: AGAIN paper",
     "games": "GAMES lists whom you are waiting on and who is waiting on you.",
@@ -87,8 +90,8 @@ _TOPIC_ALIASES = {
 
 def help_overview() -> str:
     return (
-        "Rock-paper-scissors by SMS! NICK <name> to join, THROW <move> <nick> to play, "
-        "AGAIN <move> for a rematch, GAMES, SCORE, TOP. HELP <command> for more."
+        "Rock-paper-scissors by SMS! NICK <name> to join, THROW <move> <nick> to play "
+        "(no nick: a stranger), AGAIN <move>, GAMES, SCORE, TOP. HELP <command> for more."
     )
 
 
@@ -262,6 +265,18 @@ def top(leaders: Sequence[tuple[str, int]]) -> str:
             break
         text = line
     return text
+
+
+def lobby_waiting(move: Move) -> str:
+    return f"You threw {move.value} for a stranger. I'll text you when someone plays you."
+
+
+def lobby_already_waiting(move: Move) -> str:
+    return f"You're already waiting for a stranger with {move.value}. I'll text you when someone plays."
+
+
+def lobby_result(outcome: Outcome, mine: Move, theirs: Move, opponent: str) -> str:
+    return f"A stranger played you: {opponent}. {result(outcome, mine, theirs, opponent)}"
 
 
 def reply_limit_reached(minutes: int) -> str:

@@ -84,6 +84,42 @@ def test_again_never_reaches_whoever_took_a_quitters_name(game: Game) -> None:
     assert game.player(CAROL)["challenges"]["M"] == {}
 
 
+def test_a_throw_with_no_opponent_waits_for_a_stranger_and_both_learn_who_and_the_result(
+    game: Game,
+) -> None:
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    game.text(ALICE, "throw rock")
+    assert game.sms.last(ALICE) == replies.lobby_waiting(Move.ROCK)
+    game.text(ALICE, "paper")
+    assert game.sms.last(ALICE) == replies.lobby_already_waiting(Move.ROCK), "never paired with herself"
+    game.text(BOB, "paper")
+    assert game.sms.last(BOB) == replies.lobby_result(Outcome.WIN, Move.PAPER, Move.ROCK, "alice")
+    assert game.sms.last(ALICE) == replies.lobby_result(Outcome.LOSS, Move.ROCK, Move.PAPER, "bob")
+    game.text(BOB, "top")
+    assert game.sms.last(BOB) == replies.top([("bob", 1)])
+    game.text(CAROL, "nick carol")
+    game.text(CAROL, "scissors")
+    assert game.sms.last(CAROL) == replies.lobby_waiting(Move.SCISSORS), "the pair left the lobby"
+    game.text(ALICE, "again scissors")  # the stranger is now her last opponent
+    assert game.sms.last(BOB) == replies.challenged("alice")
+
+
+def test_a_lobby_throw_expires_like_a_challenge(dynamodb: object, clock: object) -> None:
+    game = Game(dynamodb, FakeSms(), Limits(challenge_expiry_seconds=3600))
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    game.text(ALICE, "rock")
+    clock.tick(3601)  # type: ignore[attr-defined]
+    game.text(BOB, "paper")
+    assert game.sms.last(BOB) == replies.lobby_waiting(Move.PAPER)
+    assert replies.lobby_result(Outcome.LOSS, Move.ROCK, Move.PAPER, "bob") not in game.sms.to(ALICE)
+
+
+def test_a_stranger_must_register_before_playing_the_lobby(game: Game) -> None:
+    game.text(CAROL, "rock")
+    assert game.sms.last(CAROL) == replies.not_registered()
+    assert game.items(TABLES.game_state) == [], "no row, not even the lobby's"
+
+
 def test_throwing_again_before_the_opponent_answers_gets_a_clear_reply(game: Game) -> None:
     game.register((ALICE, "alice"), (BOB, "bob"))
     game.text(ALICE, "rock bob")

@@ -48,6 +48,11 @@ def _rematch_waits_on_alice(game: Game) -> None:
     game.text(BOB, "again paper")
 
 
+def _bob_in_the_lobby(game: Game) -> None:
+    _registered(game)
+    game.text(BOB, "throw rock")
+
+
 SCENARIOS = [
     Scenario("register", lambda game: None, ALICE, "nick alice"),
     Scenario("rename", _registered, ALICE, "nick Queen"),
@@ -61,6 +66,9 @@ SCENARIOS = [
     Scenario("resolving again", _rematch_waits_on_alice, ALICE, "again rock"),
     Scenario("stop of a ranked player", _rematch_waits_on_alice, BOB, "stop"),
     Scenario("top", _rematch_waits_on_alice, CAROL, "top"),
+    Scenario("lobby throw that waits", _registered, ALICE, "throw rock"),
+    Scenario("lobby throw that pairs", _bob_in_the_lobby, ALICE, "paper"),
+    Scenario("stop while in the lobby", _bob_in_the_lobby, BOB, "stop"),
     Scenario("unknown nickname", _registered, ALICE, "rock nobody"),
 ]
 MESSAGE_SID = "SM" + "c" * 32

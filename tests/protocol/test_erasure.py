@@ -95,6 +95,17 @@ def test_a_ranked_player_with_fifty_throws_waiting_on_them_still_opts_out_in_one
     assert all(game.player(phone)["games"]["M"] == {} for phone in throwers)
 
 
+def test_a_player_waiting_in_the_lobby_who_stops_leaves_it(game: Game) -> None:
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    game.text(ALICE, "throw rock")  # the lobby holds her number
+
+    game.text(ALICE, "STOP")
+
+    assert _items_holding(game, ALICE) == []
+    game.text(BOB, "paper")
+    assert game.sms.last(BOB) == replies.lobby_waiting(Move.PAPER), "bob waits: no one to play"
+
+
 def test_an_expired_challenge_does_not_keep_the_number_in_the_other_record(game: Game, clock: Any) -> None:
     game.register((ALICE, "alice"), (BOB, "bob"))
     game.text(ALICE, "rock bob")

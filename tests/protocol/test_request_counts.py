@@ -21,6 +21,8 @@ EXPECTED = {
     "waiting throw": (BOB, "rock zed", 9),  # + lookup, a second lock, two replies
     "resolving throw": (ALICE, "paper bob", 10),  # + the leaderboard's lock, after the players
     "top": (ALICE, "top", 6),  # + one read of the leaderboard: no scan
+    "lobby throw that waits": (ALICE, "throw rock", 7),  # + read the lobby, lock it last
+    "lobby throw that plays": (BOB, "paper", 11),  # + the waiting player's lock, the leaderboard's
     "again": (BOB, "again paper", 10),  # a waiting throw + reading bob's record for his last opponent
 }
 
@@ -54,6 +56,8 @@ def _alice_with_pending_games(game: Game, pending: int) -> None:
 def test_requests_per_message_do_not_grow_with_pending_games(game: Game, command: str, pending: int) -> None:
     sender, body, expected = EXPECTED[command]
     _alice_with_pending_games(game, pending)
+    if command == "lobby throw that plays":
+        game.text("+15557770000", "throw rock")  # zed waits in the lobby
     assert _count_requests(game, sender, body) == expected
 
 

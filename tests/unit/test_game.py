@@ -11,11 +11,14 @@ from dataclasses import replace
 from serverless_rps import game, replies
 from serverless_rps.game import (
     LEADERBOARD,
+    LOBBY,
     Challenge,
     Decision,
     LastOpponent,
     Leaderboard,
     Limits,
+    Lobby,
+    LobbyEntry,
     PendingThrow,
     Player,
     Ranking,
@@ -253,6 +256,51 @@ def test_top_lists_the_board_for_anyone() -> None:
     board = Leaderboard((Ranking("bob-1", "Bob", 3, 0, NOW),))
     assert game.show_top(CAROL, board) == game.reply_only(CAROL, replies.top([("Bob", 3)]))
     assert game.show_top(CAROL, None) == game.reply_only(CAROL, replies.top([]))
+
+
+# -- the lobby ---------------------------------------------------------------------------------------
+
+
+def test_a_lobby_throw_into_an_empty_or_expired_lobby_waits_there() -> None:
+    expired = Lobby(LobbyEntry(BOB, "bob-1", "Bob", Move.ROCK, NOW))
+    for lobby in (Lobby(), expired):
+        decision = game.lobby_throw(ALICE, alice, None, lobby, Move.PAPER, NOW, LIMITS)
+        assert decision == Decision(
+            replies=(Reply(ALICE, replies.lobby_waiting(Move.PAPER)),),
+            players={ALICE: replace(alice, in_lobby=True)},
+            shared={LOBBY: Lobby(LobbyEntry(ALICE, "alice-1", "Alice", Move.PAPER, NOW + DAY))},
+        )
+
+
+def test_a_lobby_throw_plays_the_stranger_waiting_and_empties_the_lobby() -> None:
+    lobby = Lobby(LobbyEntry(BOB, "bob-1", "Bob", Move.ROCK, NOW + DAY))
+    waiting_bob = replace(bob, in_lobby=True)
+    decision = game.lobby_throw(ALICE, alice, waiting_bob, lobby, Move.PAPER, NOW, LIMITS, Leaderboard())
+    assert decision.replies == (
+        Reply(ALICE, replies.lobby_result(Outcome.WIN, Move.PAPER, Move.ROCK, "Bob")),
+        Reply(BOB, replies.lobby_result(Outcome.LOSS, Move.ROCK, Move.PAPER, "Alice")),
+    )
+    assert decision.shared[LOBBY] == Lobby()
+    assert decision.players[BOB] == replace(bob, losses=1, streak=-1, last_opponent=LAST_WAS_ALICE)
+    assert decision.players[ALICE].wins == 1
+
+
+def test_a_lobby_throw_never_plays_yourself_or_someone_who_is_gone() -> None:
+    mine = Lobby(LobbyEntry(ALICE, "alice-1", "Alice", Move.ROCK, NOW + DAY))
+    assert game.lobby_throw(ALICE, alice, None, mine, Move.PAPER, NOW, LIMITS) == game.reply_only(
+        ALICE, replies.lobby_already_waiting(Move.ROCK)
+    )
+    old_bob = Lobby(LobbyEntry(BOB, "bob-0", "Bob", Move.ROCK, NOW + DAY))  # bob has come back since
+    decision = game.lobby_throw(ALICE, alice, bob, old_bob, Move.PAPER, NOW, LIMITS)
+    assert decision.replies == (Reply(ALICE, replies.lobby_waiting(Move.PAPER)),)
+
+
+def test_opt_out_takes_the_players_entry_out_of_the_lobby() -> None:
+    lobby = Lobby(LobbyEntry(ALICE, "alice-1", "Alice", Move.ROCK, NOW + DAY))
+    waiting = replace(alice, in_lobby=True)
+    assert game.opt_out(ALICE, waiting, {}, NOW, LIMITS, lobby=lobby).shared == {LOBBY: Lobby()}
+    someone_else = Lobby(LobbyEntry(BOB, "bob-1", "Bob", Move.ROCK, NOW + DAY))
+    assert game.opt_out(ALICE, waiting, {}, NOW, LIMITS, lobby=someone_else).shared == {}
 
 
 # -- rematch -----------------------------------------------------------------------------------------

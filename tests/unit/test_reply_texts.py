@@ -107,6 +107,21 @@ CASES: list[tuple[str, Callable[[], str | None], str | None]] = [
         + ", ".join(f"{rank}. {name} 99999" for rank, name in enumerate(FIFTEEN[:5], start=1)),
     ),
     (
+        "lobby waiting",
+        lambda: replies.lobby_waiting(Move.ROCK),
+        "You threw rock for a stranger. I'll text you when someone plays you.",
+    ),
+    (
+        "lobby already waiting",
+        lambda: replies.lobby_already_waiting(Move.PAPER),
+        "You're already waiting for a stranger with paper. I'll text you when someone plays.",
+    ),
+    (
+        "lobby result",
+        lambda: replies.lobby_result(Outcome.WIN, Move.PAPER, Move.ROCK, "bob"),
+        "A stranger played you: bob. You won! Your paper beat bob's rock. SCORE for totals.",
+    ),
+    (
         "opponent left",
         lambda: replies.opponent_left("alice"),
         "alice has left the game, so your throw at them is off. Text GAMES to see your games.",
@@ -182,8 +197,8 @@ CASES: list[tuple[str, Callable[[], str | None], str | None]] = [
     (
         "help",
         replies.help_overview,
-        "Rock-paper-scissors by SMS! NICK <name> to join, THROW <move> <nick> to play, "
-        "AGAIN <move> for a rematch, GAMES, SCORE, TOP. HELP <command> for more.",
+        "Rock-paper-scissors by SMS! NICK <name> to join, THROW <move> <nick> to play "
+        "(no nick: a stranger), AGAIN <move>, GAMES, SCORE, TOP. HELP <command> for more.",
     ),
     (
         "unknown help topic",
@@ -204,7 +219,7 @@ def test_the_reply_says(call: Callable[[], str | None], expected: str | None) ->
     [
         ("nick", "NICK <name> sets your nickname"),
         ("NAME", "NICK <name> sets your nickname"),
-        ("throw", "THROW <move> <nick> plays a nickname."),
+        ("throw", "THROW <move> <nick> plays a nickname; THROW <move> alone plays a stranger."),
         ("t", "THROW <move> <nick>"),
         ("Play", "THROW <move> <nick>"),
         ("p", "THROW <move> <nick>"),
