@@ -28,7 +28,7 @@ SAMPLE_BOUNDS: dict[str, int | None] = {
     "crash_after_commit": 1,
     "resend_racing_redelivery": 1,
     "expired_lease_fencing": 0,
-    "two_lobby_throws_at_once": 1,
+    "two_lobby_throws_at_once": 0,
     "lobby_throw_racing_stop": 0,
 }
 JOBS = 2
