@@ -386,9 +386,13 @@ def lobby_throw(
     if waiting is not None and stranger is not None and stranger.player_id == waiting.player_id:
         outcome = play(move, waiting.move)
         result = _resolve(me, stranger, move, waiting.move, now, limits, board)
-        scored = result.players[stranger.phone]
-        assert scored is not None  # a resolved game rewrites both players, deleting neither
-        paired = replace(scored, in_lobby=False)
+        mine, scored = result.players[me.phone], result.players[stranger.phone]
+        # A result rewrites both players, deleting neither.
+        assert mine is not None
+        assert scored is not None
+        # A game between them by nickname is another game: it stays pending, mirrored as it was.
+        mine = replace(mine, games=me.games, challenges=me.challenges)
+        paired = replace(scored, games=stranger.games, challenges=stranger.challenges, in_lobby=False)
         return replace(
             result,
             replies=(
@@ -398,7 +402,7 @@ def lobby_throw(
                     replies.lobby_result(outcome.reversed, waiting.move, move, me.display_name),
                 ),
             ),
-            players={**result.players, stranger.phone: paired},
+            players={me.phone: mine, stranger.phone: paired},
             shared={**result.shared, LOBBY: Lobby()},
         )
     # An empty lobby, an expired entry, or one whose player is gone (an opt-out removes its own

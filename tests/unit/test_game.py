@@ -285,6 +285,14 @@ def test_a_lobby_throw_plays_the_stranger_waiting_and_empties_the_lobby() -> Non
     assert decision.players[ALICE].wins == 1
 
 
+def test_a_lobby_game_leaves_a_pending_game_between_the_same_two_players_alone() -> None:
+    alice_threw, bob_challenged = _thrown(alice, bob, Move.SCISSORS)
+    lobby = Lobby(LobbyEntry(BOB, "bob-1", "Bob", Move.ROCK, NOW + DAY))
+    decision = game.lobby_throw(ALICE, alice_threw, bob_challenged, lobby, Move.PAPER, NOW, LIMITS)
+    assert decision.players[ALICE].games == alice_threw.games
+    assert decision.players[BOB].challenges == bob_challenged.challenges
+
+
 def test_a_lobby_throw_never_plays_yourself_or_someone_who_is_gone() -> None:
     mine = Lobby(LobbyEntry(ALICE, "alice-1", "Alice", Move.ROCK, NOW + DAY))
     assert game.lobby_throw(ALICE, alice, None, mine, Move.PAPER, NOW, LIMITS) == game.reply_only(
