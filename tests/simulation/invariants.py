@@ -151,7 +151,9 @@ def outcome(tables: Tables, labels: list[str], outboxes: dict[str, list[tuple[st
         )
         waiting = row.get("waiting", {}).get("M")
         entry = (waiting["phone_number"]["S"], waiting["move"]["S"]) if waiting else None
-        if key.startswith("~"):
+        # An empty shared record is the same state as a missing one: a lock that backed off
+        # (a lobby throw that read a stale lobby) leaves the row it created.
+        if key.startswith("~") and (lines or entry):
             shared.append((key, lines, entry))
     return Outcome(tuple(players), nicknames, tuple(replies), tuple(shared))
 
