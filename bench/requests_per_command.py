@@ -98,6 +98,21 @@ def _measure_level(pending: int, dynamodb_endpoint: str | None) -> list[Row]:
         row("throw that waits", text(PLAYER, "throw paper opponent", sid="SM-waiting"))
         row("duplicate (same MessageSid)", text(PLAYER, "throw paper opponent", sid="SM-waiting"))
         row("throw that resolves", text(PLAYER, "throw paper chal0000"))
+        if pending == 0:
+            # The leaderboard full (Limits.leaderboard_size lines): what a result costs at most.
+            for index in range(20):
+                winner, loser = f"+1555500{index:04d}", f"+1555600{index:04d}"
+                text(winner, f"nick win{index:04d}")
+                text(loser, f"nick lose{index:04d}")
+                text(loser, f"scissors win{index:04d}")
+                text(winner, f"rock lose{index:04d}")
+            text(OPPONENT, "rock chal0000")
+            row("throw that resolves (leaderboard full)", text(_challenger(0), "paper opponent"))
+            row("top (leaderboard full)", text(PLAYER, "top"))
+        # The player's last opponent is now chal0000: AGAIN throws at them (a throw that waits).
+        row("again (rematch)", text(PLAYER, "again rock"))
+        row("lobby throw that waits", text(OPPONENT, "throw rock"))
+        row("lobby throw that plays", text(_challenger(0), "paper"))
         row("STOP", text(PLAYER, "stop"))
     return rows
 

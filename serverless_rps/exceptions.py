@@ -15,6 +15,7 @@ __all__ = [
     "OutboxLeaseExpired",
     "PoisonMessage",
     "QueueUnavailable",
+    "ReadsKeptChanging",
     "RetryLater",
     "SmsPermanentlyRefused",
     "SmsTemporarilyFailed",
@@ -53,6 +54,11 @@ class ClaimHeldElsewhere(RetryLater):
 
 class StaleRead(Exception):
     """A lock-free read (a nickname lookup) was overtaken before the commit; run the attempt again."""
+
+
+class ReadsKeptChanging(RetryLater):
+    """Every attempt's lock-free read was overtaken (a busy lobby, a name changing hands): the
+    message comes back shortly, as it would for a contended lock."""
 
 
 class SmsTemporarilyFailed(RetryLater):

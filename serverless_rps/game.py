@@ -21,21 +21,35 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from serverless_rps import replies
-from serverless_rps.parsing import SetNickname, Throw
+from serverless_rps.parsing import Rematch, SetNickname, Throw
 from serverless_rps.rules import Move, Outcome, play
 
 __all__ = [
+    "LEADERBOARD",
+    "LOBBY",
     "Challenge",
     "Decision",
+    "LastOpponent",
+    "Leaderboard",
     "Limits",
+    "Lobby",
+    "LobbyEntry",
     "PendingThrow",
     "Player",
+    "Ranking",
     "Reply",
+    "SharedRecord",
     "list_games",
+    "lobby_pairs",
+    "lobby_throw",
     "opt_out",
+    "rematch",
     "reply_only",
+    "resolves",
     "set_nickname",
+    "shared_record",
     "show_score",
+    "show_top",
     "throw",
 ]
 
@@ -58,6 +72,17 @@ class Challenge:
 
 
 @dataclass(frozen=True)
+class LastOpponent:
+    """Whom I last finished a game with, for `AGAIN`: their nickname (key and display form) and
+    `player_id`, never their phone, so that an opt-out has nothing to erase here (the nickname is
+    looked up again, and the id tells whether it still belongs to the same player)."""
+
+    nickname: str
+    display_name: str
+    player_id: str
+
+
+@dataclass(frozen=True)
 class Player:
     phone: str
     player_id: str
@@ -69,6 +94,14 @@ class Player:
     losses: int = 0
     ties: int = 0
     streak: int = 0
+    last_opponent: LastOpponent | None = None
+    # Set when a result put the player on the leaderboard, never cleared when someone overtakes
+    # them (their record is not locked then): an opt-out locks the board only when this is set.
+    ranked: bool = False
+    # Set when the player's lobby throw waits for a stranger, cleared when the lobby pairs them:
+    # the lobby holds their phone, so an opt-out locks it when this is set. Left set when the
+    # entry expired and someone else took the lobby (harmless: the opt-out finds nothing there).
+    in_lobby: bool = False
 
     def pruned(self, now: float) -> Player:
         """The same player without expired entries."""
@@ -98,6 +131,88 @@ class Player:
         )
 
 
+# Shared records live in the game-state table beside the players, under keys no phone can have.
+# They sort after every E.164 number ("+..."), so a message locks them last, once the players it
+# holds say it must: the canonical lock order (players ascending, then shared records) holds.
+LEADERBOARD = "~leaderboard"
+LOBBY = "~lobby"
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """One line of the leaderboard. No phone: the nickname as of the player's last result, and
+    the `player_id` that an opt-out removes."""
+
+    player_id: str
+    display_name: str
+    wins: int
+    losses: int
+    since: float  # when they reached `wins`: among equals, whoever got there first ranks higher
+
+    @property
+    def order(self) -> tuple[int, int, float, str]:
+        return (-self.wins, self.losses, self.since, self.player_id)
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    """The best players by wins, then fewer losses, then who got there first, kept exact by every
+    result's commit (wins only grow, so whoever is not on it ranks below its last line until
+    their own next result). An opt-out leaves a gap that the next results fill."""
+
+    rankings: tuple[Ranking, ...] = ()
+
+    def with_result(self, player: Player, now: float, size: int) -> Leaderboard:
+        """The board after `player`'s new totals (a player with no win is not ranked)."""
+        old = next((entry for entry in self.rankings if entry.player_id == player.player_id), None)
+        others = tuple(entry for entry in self.rankings if entry.player_id != player.player_id)
+        if player.wins == 0:
+            return Leaderboard(others)
+        since = old.since if old is not None and old.wins == player.wins else now
+        entry = Ranking(player.player_id, player.display_name, player.wins, player.losses, since)
+        return Leaderboard(tuple(sorted((*others, entry), key=lambda ranking: ranking.order))[:size])
+
+    def without(self, player_id: str) -> Leaderboard:
+        return Leaderboard(tuple(entry for entry in self.rankings if entry.player_id != player_id))
+
+    def ranks(self, player_id: str) -> bool:
+        return any(entry.player_id == player_id for entry in self.rankings)
+
+
+@dataclass(frozen=True)
+class LobbyEntry:
+    """A lobby throw waiting for a stranger. It holds the phone (the pairing replies to it), so the
+    player's record says `in_lobby` and an opt-out removes it."""
+
+    phone: str
+    player_id: str
+    display_name: str
+    move: Move
+    expires_at: float
+
+
+@dataclass(frozen=True)
+class Lobby:
+    """At most one stranger waiting: the next lobby throw from anyone else plays them."""
+
+    waiting: LobbyEntry | None = None
+
+    def live(self, now: float) -> LobbyEntry | None:
+        return self.waiting if self.waiting is not None and self.waiting.expires_at > now else None
+
+
+SharedRecord = Leaderboard | Lobby
+
+
+def shared_record(key: str) -> SharedRecord:
+    """The empty record for a shared key (what a lock on a missing one holds)."""
+    if key == LEADERBOARD:
+        return Leaderboard()
+    if key == LOBBY:
+        return Lobby()
+    raise ValueError(f"no shared record is called {key!r}")
+
+
 @dataclass(frozen=True)
 class Reply:
     to: str
@@ -117,6 +232,8 @@ class Decision:
     players: Mapping[str, Player | None] = field(default_factory=dict)
     claim_nickname: Player | None = None
     release_nickname: str | None = None
+    # New states of the shared records (by key) this message locked; those not named are unchanged.
+    shared: Mapping[str, SharedRecord] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -127,6 +244,14 @@ class Limits:
     # Stored entries, live or expired: an opt-out locks and rewrites every phone a record mentions
     # in one transaction (at most 100 items: these, the player, its nickname, the claim and more).
     max_counterparts: int = 90
+    # An opt-out's transaction items that are player records, the leaderboard or goodbyes (each
+    # goodbye writes its recipient's contact record): 100 less the nickname, the sender's contact
+    # record and the claim. A player who mentions many phones may have more goodbyes than fit:
+    # the most recent throws are told, the rest see the game gone from GAMES.
+    max_opt_out_writes: int = 97
+    # Rankings kept on the leaderboard (`top` shows those that fit one SMS): more than shown, so
+    # that an opt-out's gap rarely shows.
+    leaderboard_size: int = 20
 
 
 def reply_only(phone: str, text: str) -> Decision:
@@ -157,10 +282,28 @@ def set_nickname(
     )
 
 
+def resolves(me: Player | None, opponent: Player | None, now: float) -> bool:
+    """Would my throw at `opponent` finish a game (their live throw waits on me)? Only then does a
+    throw need the leaderboard: the processor locks it after the two players."""
+    return (
+        me is not None
+        and opponent is not None
+        and opponent.phone != me.phone
+        and opponent.throw_at(me, now) is not None
+    )
+
+
 def throw(
-    phone: str, me: Player | None, opponent: Player | None, command: Throw, now: float, limits: Limits
+    phone: str,
+    me: Player | None,
+    opponent: Player | None,
+    command: Throw,
+    now: float,
+    limits: Limits,
+    board: Leaderboard | None = None,
 ) -> Decision:
-    """Record a throw, or resolve the game if the opponent has already thrown at me."""
+    """Record a throw, or resolve the game if the opponent has already thrown at me. `board` is the
+    locked leaderboard when the game resolves (see `resolves`); without it, scores change alone."""
     if me is None:
         return reply_only(phone, replies.not_registered())
     if opponent is None:
@@ -171,7 +314,7 @@ def throw(
 
     waiting = live_opponent.throw_at(me, now)
     if waiting is not None:
-        return _resolve(me, opponent, command.move, waiting.move)
+        return _resolve(me, opponent, command.move, waiting.move, now, limits, board)
     if live_me.throw_at(opponent, now) is not None:
         return reply_only(me.phone, replies.already_thrown(opponent.display_name))
     if len(live_me.games) >= limits.max_open_games or _is_full(me, opponent.phone, limits):
@@ -197,23 +340,126 @@ def throw(
     )
 
 
+def rematch(
+    phone: str,
+    me: Player | None,
+    opponent: Player | None,
+    command: Rematch,
+    now: float,
+    limits: Limits,
+    board: Leaderboard | None = None,
+) -> Decision:
+    """`AGAIN <move>`: a throw at my last opponent. `opponent` is whoever holds their nickname now;
+    it is them only if the `player_id` still matches (they may have quit, or renamed and someone
+    else took the name)."""
+    if me is None:
+        return reply_only(phone, replies.not_registered())
+    last = me.last_opponent
+    if last is None:
+        return reply_only(phone, replies.no_last_opponent())
+    if opponent is None or opponent.player_id != last.player_id:
+        return reply_only(phone, replies.last_opponent_gone(last.display_name))
+    return throw(phone, me, opponent, Throw(command.move, opponent.display_name), now, limits, board)
+
+
+def lobby_throw(
+    phone: str,
+    me: Player | None,
+    stranger: Player | None,
+    lobby: Lobby,
+    move: Move,
+    now: float,
+    limits: Limits,
+    board: Leaderboard | None = None,
+) -> Decision:
+    """A throw with no opponent: play whoever waits in the `lobby` (locked), or wait there.
+
+    `stranger` is the locked record of the phone waiting in the lobby, if another's entry is live;
+    `board` the locked leaderboard when it is (see `lobby_pairs`). Both are told the other's
+    nickname and the result; the lobby is emptied in the same commit, so nobody is paired twice.
+    """
+    if me is None:
+        return reply_only(phone, replies.not_registered())
+    waiting = lobby.live(now)
+    if waiting is not None and waiting.phone == me.phone:
+        return reply_only(me.phone, replies.lobby_already_waiting(waiting.move))
+    if waiting is not None and stranger is not None and stranger.player_id == waiting.player_id:
+        outcome = play(move, waiting.move)
+        result = _resolve(me, stranger, move, waiting.move, now, limits, board)
+        mine, scored = result.players[me.phone], result.players[stranger.phone]
+        # A result rewrites both players, deleting neither.
+        assert mine is not None
+        assert scored is not None
+        # A game between them by nickname is another game: it stays pending, mirrored as it was.
+        mine = replace(mine, games=me.games, challenges=me.challenges)
+        paired = replace(scored, games=stranger.games, challenges=stranger.challenges, in_lobby=False)
+        return replace(
+            result,
+            replies=(
+                Reply(me.phone, replies.lobby_result(outcome, move, waiting.move, stranger.display_name)),
+                Reply(
+                    stranger.phone,
+                    replies.lobby_result(outcome.reversed, waiting.move, move, me.display_name),
+                ),
+            ),
+            players={me.phone: mine, stranger.phone: paired},
+            shared={**result.shared, LOBBY: Lobby()},
+        )
+    # An empty lobby, an expired entry, or one whose player is gone (an opt-out removes its own
+    # entry, so only a defensive case): this throw waits, replacing whatever was there.
+    entry = LobbyEntry(me.phone, me.player_id, me.display_name, move, now + limits.challenge_expiry_seconds)
+    return Decision(
+        replies=(Reply(me.phone, replies.lobby_waiting(move)),),
+        players={me.phone: replace(me, in_lobby=True)},
+        shared={LOBBY: Lobby(entry)},
+    )
+
+
+def lobby_pairs(me: Player | None, lobby: Lobby, now: float) -> bool:
+    """Would a lobby throw from `me` play whoever waits there (so it needs the leaderboard)?"""
+    waiting = lobby.live(now)
+    return me is not None and waiting is not None and waiting.phone != me.phone
+
+
 def _is_full(player: Player, newcomer: str, limits: Limits) -> bool:
     """Would one more counterpart take the record past what an opt-out can rewrite at once?"""
     mentioned = player.counterpart_phones()
     return newcomer not in mentioned and len(mentioned) >= limits.max_counterparts
 
 
-def _resolve(me: Player, opponent: Player, my_move: Move, their_move: Move) -> Decision:
+def _resolve(
+    me: Player,
+    opponent: Player,
+    my_move: Move,
+    their_move: Move,
+    now: float,
+    limits: Limits,
+    board: Leaderboard | None,
+) -> Decision:
     outcome = play(my_move, their_move)
+    mine = replace(
+        _scored(me.without(opponent.phone), outcome),
+        last_opponent=LastOpponent(opponent.nickname, opponent.display_name, opponent.player_id),
+    )
+    theirs = replace(
+        _scored(opponent.without(me.phone), outcome.reversed),
+        last_opponent=LastOpponent(me.nickname, me.display_name, me.player_id),
+    )
+    shared: dict[str, SharedRecord] = {}
+    if board is not None:
+        board = board.with_result(mine, now, limits.leaderboard_size).with_result(
+            theirs, now, limits.leaderboard_size
+        )
+        shared[LEADERBOARD] = board
+        mine = replace(mine, ranked=mine.ranked or board.ranks(mine.player_id))
+        theirs = replace(theirs, ranked=theirs.ranked or board.ranks(theirs.player_id))
     return Decision(
         replies=(
             Reply(me.phone, replies.result(outcome, my_move, their_move, opponent.display_name)),
             Reply(opponent.phone, replies.result(outcome.reversed, their_move, my_move, me.display_name)),
         ),
-        players={
-            me.phone: _scored(me.without(opponent.phone), outcome),
-            opponent.phone: _scored(opponent.without(me.phone), outcome.reversed),
-        },
+        players={me.phone: mine, opponent.phone: theirs},
+        shared=shared,
     )
 
 
@@ -242,23 +488,53 @@ def list_games(phone: str, me: Player | None, others: Mapping[str, Player], now:
     return reply_only(phone, replies.games_summary(waiting_on, waiting_for_me))
 
 
+def show_top(phone: str, board: Leaderboard | None) -> Decision:
+    """Anyone may look, registered or not: the board names no phone."""
+    rankings = board.rankings if board is not None else ()
+    return reply_only(phone, replies.top([(entry.display_name, entry.wins) for entry in rankings]))
+
+
 def show_score(phone: str, me: Player | None) -> Decision:
     if me is None:
         return reply_only(phone, replies.not_registered())
     return reply_only(phone, replies.score(me.wins, me.losses, me.ties, me.streak))
 
 
-def opt_out(phone: str, me: Player | None, counterparts: Mapping[str, Player | None]) -> Decision:
-    """Delete the player, their nickname and every entry about them in other records; no reply
-    (Twilio answers opt-outs itself).
+def opt_out(
+    phone: str,
+    me: Player | None,
+    counterparts: Mapping[str, Player | None],
+    now: float,
+    limits: Limits,
+    board: Leaderboard | None = None,
+    lobby: Lobby | None = None,
+) -> Decision:
+    """Delete the player, their nickname and every entry about them in other records. Twilio
+    answers the player itself; everyone with a live throw waiting on them is told the game is off,
+    by nickname only. Once: the entries go in the same commit, so a second STOP finds none.
 
     `counterparts` are the locked records of every phone `me` mentions (see the module docstring:
-    those are all the records that mention `me`).
+    those are all the records that mention `me`); `board` is the locked leaderboard when `me` may
+    be on it (`Player.ranked`), and the player's line leaves it; `lobby` the locked lobby when
+    they may wait there (`Player.in_lobby`), and their entry leaves it.
     """
     if me is None:
         return Decision()
     players: dict[str, Player | None] = {phone: None}
-    for other, record in counterparts.items():
-        if other != phone and record is not None and phone in record.counterpart_phones():
-            players[other] = record.without(phone)
-    return Decision(players=players, release_nickname=me.nickname)
+    waiting: list[tuple[float, str]] = []
+    for other, record in sorted(counterparts.items()):
+        if other == phone or record is None or phone not in record.counterpart_phones():
+            continue
+        players[other] = record.without(phone)
+        thrown = record.throw_at(me, now)
+        if thrown is not None:
+            waiting.append((thrown.expires_at, other))
+    # The latest throws first, when not every goodbye fits in the one transaction.
+    # The leaderboard and the lobby, when locked, are one more item of the transaction each.
+    room = max(limits.max_opt_out_writes - len(players) - (board is not None) - (lobby is not None), 0)
+    told = sorted(other for _, other in sorted(waiting, key=lambda entry: (-entry[0], entry[1]))[:room])
+    goodbyes = tuple(Reply(other, replies.opponent_left(me.display_name)) for other in told)
+    shared: dict[str, SharedRecord] = {LEADERBOARD: board.without(me.player_id)} if board is not None else {}
+    if lobby is not None and lobby.waiting is not None and lobby.waiting.phone == phone:
+        shared[LOBBY] = Lobby()  # the entry holds the number: it goes, live or expired
+    return Decision(replies=goodbyes, players=players, release_nickname=me.nickname, shared=shared)

@@ -4,7 +4,8 @@ Every write here is conditional. The conditions *are* the protocol; docs/protoco
 through them with timelines. Table formats (kept from the original SRPS, extended):
 
 * GameState, key ``phone_number``: ``player_id``, ``nickname``, ``display_name``, ``games``,
-  ``challenges``, ``wins``, ``losses``, ``ties``, ``streak`` and, while locked,
+  ``challenges``, ``wins``, ``losses``, ``ties``, ``streak``, ``last_opponent`` (nickname and
+  player id, no phone) and, while locked,
   ``user_locked = {lock_uuid, expiration_epoch_timestamp}``.
 * Nickname, key ``nickname`` (the name's look-alike skeleton): ``display_name``, ``phone_number``.
 * Idempotency, key ``messageId`` (the inbound SMS id): ``status``, ``attempt_id``,
@@ -17,6 +18,12 @@ through them with timelines. Table formats (kept from the original SRPS, extende
   itself is never stored there.
 
 Player records carry ``reply_budget = {level, updated_at, notified}`` too.
+
+Shared records sit in GameState beside the players, under keys no phone can have (they start
+with ``~``, sorting after every number): ``~leaderboard`` holds ``rankings`` (player id, nickname,
+wins, losses, since; no phone); ``~lobby`` holds at most one ``waiting`` stranger (phone, player
+id, nickname, move, expiry: removed by that player's STOP). They are locked, fenced and released
+like a player, created by the first lock, and never deleted.
 """
 
 from __future__ import annotations
@@ -41,7 +48,21 @@ from serverless_rps.exceptions import (
     StaleRead,
     StoreUnavailable,
 )
-from serverless_rps.game import Challenge, Decision, PendingThrow, Player
+from serverless_rps.game import (
+    LEADERBOARD,
+    LOBBY,
+    Challenge,
+    Decision,
+    LastOpponent,
+    Leaderboard,
+    Lobby,
+    LobbyEntry,
+    PendingThrow,
+    Player,
+    Ranking,
+    SharedRecord,
+    shared_record,
+)
 from serverless_rps.observability import logger, mask_phone
 from serverless_rps.ports import Claim, CompletedRecord, LockedPlayer, OutboundSms
 from serverless_rps.reply_budget import ReplyBudget
@@ -436,6 +457,13 @@ class DynamoGameStore:
                 keys = unprocessed["Keys"] if unprocessed else []
         return players
 
+    def get_shared(self, key: str) -> SharedRecord:
+        with _translated("read a shared record"):
+            response = self._dynamodb.get_item(
+                TableName=self._tables.game_state, Key={"phone_number": {"S": key}}, ConsistentRead=True
+            )
+        return _shared_from_item(key, response.get("Item", {}))
+
     # -- leases ------------------------------------------------------------------------------
 
     def lock(self, phone: str, lock_id: str, now: float, *, player_only: bool = False) -> LockedPlayer:
@@ -474,6 +502,8 @@ class DynamoGameStore:
                 held_until = float(held.get("expiration_epoch_timestamp", {}).get("N", now))
                 raise LockContended(f"player {mask_phone(phone)} is locked", held_until - now) from exc
         item = response["Attributes"]
+        if _is_shared(phone):
+            return LockedPlayer(phone, lock_id, expires_at, None, None, _shared_from_item(phone, item))
         player = _player_from_item(item)
         # A phone with no player record keeps its reply budget on its contact record.
         budget = _budget_from(item) if player is not None else self._contact_budget(phone)
@@ -494,7 +524,7 @@ class DynamoGameStore:
         held = {":me": {"S": locked.lock_id}}
         with _translated("release a lock"):
             try:
-                if locked.player is None:
+                if locked.player is None and not _is_shared(locked.phone):
                     # The lock created this bare row; remove it rather than leave a stranger's row.
                     self._dynamodb.delete_item(
                         TableName=self._tables.game_state,
@@ -588,6 +618,10 @@ class DynamoGameStore:
         kinds: list[str] = []
         contacts: dict[str, _ContactChange] = {}
         for held in locked:
+            if held.shared is not None:
+                items.append(self._shared_write(held, decision.shared.get(held.phone, held.shared), now))
+                kinds.append("lock")
+                continue
             after = decision.players.get(held.phone, held.player)
             budget = budgets.get(held.phone, held.budget)
             items.append(self._player_write(held, after, budget, now))
@@ -642,6 +676,19 @@ class DynamoGameStore:
         if budget is not None:
             item["reply_budget"] = _budget_value(budget)
         return {"Put": {**fence, "Item": item}}
+
+    def _shared_write(self, held: LockedPlayer, after: SharedRecord, now: float) -> dict[str, Any]:
+        # Fenced like a player; a Put without `user_locked` releases the lease.
+        return {
+            "Put": {
+                "TableName": self._tables.game_state,
+                "Item": _shared_to_item(held.phone, after),
+                "ConditionExpression": (
+                    "user_locked.lock_uuid = :me AND user_locked.expiration_epoch_timestamp > :now"
+                ),
+                "ExpressionAttributeValues": {":me": {"S": held.lock_id}, ":now": _number(now)},
+            }
+        }
 
     def _contact_write(self, phone: str, change: _ContactChange, key: str, now: float) -> dict[str, Any]:
         # An Update, not a Put: the last delivery of another message may be taking its key out of
@@ -832,6 +879,75 @@ def _completed_record(key: str, item: dict[str, Any]) -> CompletedRecord:
     )
 
 
+def _is_shared(key: str) -> bool:
+    """A shared record's key: no E.164 number starts with `~`."""
+    return key.startswith("~")
+
+
+def _shared_to_item(key: str, record: SharedRecord) -> dict[str, Any]:
+    if isinstance(record, Lobby):
+        waiting = record.waiting
+        item: dict[str, Any] = {"phone_number": {"S": key}}
+        if waiting is not None:
+            item["waiting"] = {
+                "M": {
+                    "phone_number": {"S": waiting.phone},
+                    "player_id": {"S": waiting.player_id},
+                    "display_name": {"S": waiting.display_name},
+                    "move": {"S": waiting.move.value},
+                    "expires_epoch_timestamp": _number(waiting.expires_at),
+                }
+            }
+        return item
+    return {
+        "phone_number": {"S": key},
+        "rankings": {
+            "L": [
+                {
+                    "M": {
+                        "player_id": {"S": entry.player_id},
+                        "display_name": {"S": entry.display_name},
+                        "wins": _number(entry.wins),
+                        "losses": _number(entry.losses),
+                        "since": _number(entry.since),
+                    }
+                }
+                for entry in record.rankings
+            ]
+        },
+    }
+
+
+def _shared_from_item(key: str, item: dict[str, Any]) -> SharedRecord:
+    if key == LOBBY:
+        waiting = item.get("waiting", {}).get("M")
+        if waiting is None:
+            return Lobby()
+        return Lobby(
+            LobbyEntry(
+                waiting["phone_number"]["S"],
+                waiting["player_id"]["S"],
+                waiting["display_name"]["S"],
+                Move(waiting["move"]["S"]),
+                float(waiting["expires_epoch_timestamp"]["N"]),
+            )
+        )
+    if key != LEADERBOARD:
+        return shared_record(key)  # raises for an unknown key
+    return Leaderboard(
+        tuple(
+            Ranking(
+                entry["M"]["player_id"]["S"],
+                entry["M"]["display_name"]["S"],
+                int(Decimal(entry["M"]["wins"]["N"])),
+                int(Decimal(entry["M"]["losses"]["N"])),
+                float(entry["M"]["since"]["N"]),
+            )
+            for entry in item.get("rankings", {}).get("L", [])
+        )
+    )
+
+
 def _player_to_item(player: Player) -> dict[str, Any]:
     return {
         "phone_number": {"S": player.phone},
@@ -865,6 +981,21 @@ def _player_to_item(player: Player) -> dict[str, Any]:
         "losses": _number(player.losses),
         "ties": _number(player.ties),
         "streak": _number(player.streak),
+        **({"ranked": {"BOOL": True}} if player.ranked else {}),
+        **({"in_lobby": {"BOOL": True}} if player.in_lobby else {}),
+        **(
+            {
+                "last_opponent": {
+                    "M": {
+                        "nickname": {"S": player.last_opponent.nickname},
+                        "display_name": {"S": player.last_opponent.display_name},
+                        "player_id": {"S": player.last_opponent.player_id},
+                    }
+                }
+            }
+            if player.last_opponent is not None
+            else {}
+        ),
     }
 
 
@@ -898,6 +1029,7 @@ def _player_from_item(item: dict[str, Any]) -> Player | None:
         )
         for phone, entry in item.get("challenges", {}).get("M", {}).items()
     }
+    last = item.get("last_opponent", {}).get("M")
     return Player(
         phone=item["phone_number"]["S"],
         player_id=item["player_id"]["S"],
@@ -909,4 +1041,11 @@ def _player_from_item(item: dict[str, Any]) -> Player | None:
         losses=int(Decimal(item.get("losses", {}).get("N", "0"))),
         ties=int(Decimal(item.get("ties", {}).get("N", "0"))),
         streak=int(Decimal(item.get("streak", {}).get("N", "0"))),
+        ranked=bool(item.get("ranked", {}).get("BOOL", False)),
+        in_lobby=bool(item.get("in_lobby", {}).get("BOOL", False)),
+        last_opponent=(
+            LastOpponent(last["nickname"]["S"], last["display_name"]["S"], last["player_id"]["S"])
+            if last is not None
+            else None
+        ),
     )

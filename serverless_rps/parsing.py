@@ -21,12 +21,15 @@ __all__ = [
     "AnsweredByTwilio",
     "Command",
     "ListGames",
+    "LobbyThrow",
     "OptIn",
     "OptOut",
+    "Rematch",
     "ReplyOnly",
     "SetNickname",
     "ShowHelp",
     "ShowScore",
+    "ShowTop",
     "Throw",
     "is_valid_nickname",
     "nickname_skeleton",
@@ -60,12 +63,31 @@ class Throw:
 
 
 @dataclass(frozen=True)
+class LobbyThrow:
+    """A throw with no opponent (`THROW rock`, or just `rock`): play a stranger."""
+
+    move: Move
+
+
+@dataclass(frozen=True)
+class Rematch:
+    """A throw at the player I last played (`AGAIN <move>`)."""
+
+    move: Move
+
+
+@dataclass(frozen=True)
 class ListGames:
     pass
 
 
 @dataclass(frozen=True)
 class ShowScore:
+    pass
+
+
+@dataclass(frozen=True)
+class ShowTop:
     pass
 
 
@@ -93,7 +115,18 @@ class ReplyOnly:
 
 
 Command = (
-    ShowHelp | SetNickname | Throw | ListGames | ShowScore | OptOut | OptIn | AnsweredByTwilio | ReplyOnly
+    ShowHelp
+    | SetNickname
+    | Throw
+    | LobbyThrow
+    | Rematch
+    | ListGames
+    | ShowScore
+    | ShowTop
+    | OptOut
+    | OptIn
+    | AnsweredByTwilio
+    | ReplyOnly
 )
 
 # Twilio's default keywords on long codes; each acts only as the whole message, in any case
@@ -112,6 +145,8 @@ NICK_WORDS = frozenset({"nick", "name"})
 THROW_WORDS = frozenset({"throw", "t", "play", "p"})
 GAMES_WORDS = frozenset({"games", "game"})
 SCORE_WORDS = frozenset({"score", "scores"})
+AGAIN_WORDS = frozenset({"again", "rematch"})
+TOP_WORDS = frozenset({"top", "leaders"})
 
 # Advanced Opt-Out's verdict, sent as `OptOutType` for the operator's keywords in any language.
 _TWILIO_OPT_OUT = "STOP"
@@ -190,6 +225,8 @@ _RESERVED = frozenset(
         | THROW_WORDS
         | GAMES_WORDS
         | SCORE_WORDS
+        | AGAIN_WORDS
+        | TOP_WORDS
         | {move.value[:length] for move in Move for length in range(3, len(move.value) + 1)}
     )
 )
@@ -229,7 +266,17 @@ def parse(body: str, opt_out_type: str | None = None) -> Command:
         return ListGames()
     if command in SCORE_WORDS:
         return ShowScore()
-    bare_throw = move_from_word(command) is not None and len(arguments) == 1
+    if command in TOP_WORDS:
+        return ShowTop()
+    if command in AGAIN_WORDS:
+        return _rematch(arguments)
+    move = move_from_word(command)
+    lone_move = move_from_word(arguments[0]) if len(arguments) == 1 else None
+    if command in THROW_WORDS and lone_move is not None:
+        return LobbyThrow(lone_move)  # `throw rock`, and `p rock` (a nickname is never a move)
+    if move is not None and not arguments:
+        return LobbyThrow(move)  # just `rock`
+    bare_throw = move is not None and len(arguments) == 1
     # `p bob` is paper at bob (a bare throw); `p rock bob` is play rock at bob.
     if bare_throw:
         return _throw([command, *arguments])
@@ -251,6 +298,13 @@ def _nickname(arguments: list[str]) -> Command:
     if len(arguments) > 1 or not is_valid_nickname(arguments[0]):
         return ReplyOnly(replies.nick_invalid())
     return SetNickname(arguments[0])
+
+
+def _rematch(arguments: list[str]) -> Command:
+    if len(arguments) != 1:
+        return ReplyOnly(replies.again_usage())
+    move = move_from_word(arguments[0])
+    return Rematch(move) if move is not None else ReplyOnly(replies.unknown_move())
 
 
 def _throw(arguments: list[str]) -> Command:

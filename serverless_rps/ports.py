@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from serverless_rps.game import Decision, Player
+from serverless_rps.game import Decision, Player, SharedRecord
 from serverless_rps.reply_budget import ReplyBudget
 
 __all__ = [
@@ -73,6 +73,8 @@ class LockedPlayer:
     expires_at: float
     player: Player | None
     budget: ReplyBudget | None = None
+    # For a shared record's key (`game.LEADERBOARD`): the record as locked, empty if it was missing.
+    shared: SharedRecord | None = None
 
 
 class GameStore(Protocol):
@@ -88,9 +90,13 @@ class GameStore(Protocol):
 
     def get_players(self, phones: Sequence[str]) -> dict[str, Player]: ...
 
+    def get_shared(self, key: str) -> SharedRecord:
+        """A shared record read without a lock (empty if it was never written)."""
+
     def lock(self, phone: str, lock_id: str, now: float, *, player_only: bool = False) -> LockedPlayer:
         """Take the phone's lease (taking over an expired one). Raises LockContended; with
-        `player_only`, StaleRead if the phone has no player record (none is created)."""
+        `player_only`, StaleRead if the phone has no player record (none is created). A shared
+        record's key (`game.shared_record`) is locked the same way, created if missing."""
 
     def release(self, locked: LockedPlayer) -> None: ...
 

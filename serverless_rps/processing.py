@@ -3,8 +3,10 @@
 1. **Claim** the idempotency record for the inbound SMS id (conditional put, short expiry).
    Already completed -> only send the replies that were not sent yet, then stop.
 2. **Read** what needs no lock (nickname lookups), then **lock** the sender and anyone else the
-   message touches, in ascending phone order, reading each record in the request that takes its
-   lease. Every message locks its sender: its reply budget is state the commit changes.
+   message touches, in ascending phone order (what to read and whom to lock is the command's
+   description in `commands`: this module has no branch per command), reading each record in
+   the request that takes its lease. Every message locks its sender: its reply budget is state
+   the commit changes.
 3. **Decide** (pure, `game`): new player states, nickname rows, replies; then the reply budget
    (pure, `reply_budget`) keeps the replies each recipient may still receive.
 4. **Commit** it all in one transaction: players (fenced on our leases, which the write also
@@ -30,34 +32,24 @@ import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from serverless_rps import game, replies
+from serverless_rps import game
+from serverless_rps.commands import Facts, spec_for
 from serverless_rps.exceptions import (
     ClaimHeldElsewhere,
     ConfigurationProblem,
     LockContended,
     OutboxLeaseExpired,
     PoisonMessage,
+    ReadsKeptChanging,
     SmsPermanentlyRefused,
     SmsTemporarilyFailed,
     StaleRead,
 )
 from serverless_rps.observability import count, logger, mask_phone, milliseconds, tracer
-from serverless_rps.parsing import (
-    AnsweredByTwilio,
-    Command,
-    ListGames,
-    OptIn,
-    OptOut,
-    ReplyOnly,
-    SetNickname,
-    ShowHelp,
-    ShowScore,
-    Throw,
-    parse,
-)
+from serverless_rps.parsing import Command, parse
 from serverless_rps.ports import Claim, CompletedRecord, GameStore, LockedPlayer, OutboundSms, SmsSender
 from serverless_rps.reply_budget import BudgetPolicy, apply_budget
 
@@ -178,10 +170,11 @@ class MessageProcessor:
             for attempt in range(1, _STALE_READ_ATTEMPTS + 1):
                 try:
                     record = self._apply_command(claim, sms, command)
-                except StaleRead:
+                except StaleRead as stale:
                     if attempt == _STALE_READ_ATTEMPTS:
-                        raise
-                    logger.info("a nickname changed hands mid-attempt; reading again")
+                        # Contention, not a fault: redeliver soon, as for a contended lock.
+                        raise ReadsKeptChanging(str(stale), retry_after=1) from stale
+                    logger.info("a lock-free read was overtaken mid-attempt; reading again")
                     continue
                 committed = True
                 return record
@@ -191,64 +184,25 @@ class MessageProcessor:
                 self._best_effort("abandon the claim", lambda: self._store.abandon(claim))
 
     def _apply_command(self, claim: Claim, sms: InboundSms, command: Command) -> CompletedRecord:
-        phone, store = sms.sender, self._store
-        if isinstance(command, Throw):
-            return self._throw(claim, sms, command)
-        if isinstance(command, OptOut):
-            return self._opt_out(claim, sms)
-        if isinstance(command, SetNickname):
-            owner = store.nickname_owner(command.key)
-            with self._locked(claim, phone) as locked:
-                decision = game.set_nickname(phone, locked[0].player, command, owner, self._new_id())
-                return self._commit(claim, sms, locked, decision)
-        with self._locked(claim, phone) as locked:
-            me = locked[0].player
-            if isinstance(command, ShowHelp | ReplyOnly):
-                decision = game.reply_only(phone, command.text)
-            elif isinstance(command, OptIn):
-                decision = game.reply_only(phone, replies.welcome_back())
-            elif isinstance(command, AnsweredByTwilio):
-                decision = game.Decision()  # Twilio has answered with the operator's text: nothing more
-            elif isinstance(command, ShowScore):
-                decision = game.show_score(phone, me)
-            elif isinstance(command, ListGames):
-                others = store.get_players(me.counterpart_phones()) if me else {}
-                decision = game.list_games(phone, me, others, self._clock())
-            else:
-                raise TypeError(f"no handler for {command!r}")
-            return self._commit(claim, sms, locked, decision)
-
-    def _throw(self, claim: Claim, sms: InboundSms, command: Throw) -> CompletedRecord:
-        phone = sms.sender
-        opponent_phone = self._store.nickname_owner(command.opponent_key)
-        if opponent_phone is None or opponent_phone == phone:
-            # Nothing changes on a throw at nobody or at yourself but the sender's reply budget.
-            with self._locked(claim, phone) as locked:
-                me = locked[0].player
-                target = me if opponent_phone == phone else None
-                decision = game.throw(phone, me, target, command, self._clock(), self._limits)
-                return self._commit(claim, sms, locked, decision)
-        with self._locked(claim, phone, [opponent_phone]) as locked:
+        """One walk of the command's description (`commands`): the same steps for every command."""
+        phone, spec = sms.sender, spec_for(command)
+        lookup = spec.look_up(command, phone, self._store)
+        with self._locked(claim, phone, lookup.lock) as locked:
             players = {held.phone: held.player for held in locked}
-            opponent = players[opponent_phone]
-            if opponent is None or opponent.nickname != command.opponent_key:
-                raise StaleRead("the nickname moved to another phone after the lookup")
-            decision = game.throw(phone, players[phone], opponent, command, self._clock(), self._limits)
-            return self._commit(claim, sms, locked, decision)
-
-    def _opt_out(self, claim: Claim, sms: InboundSms) -> CompletedRecord:
-        """Erase the phone: its record, its nickname, every entry about it in other records (they
-        are all listed in its own record, see `game`), and its number in outboxes not yet sent."""
-        phone = sms.sender
-        before = self._store.get_player(phone)
-        phones = [phone, *(before.counterpart_phones() if before else [])]
-        with self._locked(claim, phone, phones[1:]) as locked:
-            players = {held.phone: held.player for held in locked}
-            me = players[phone]
-            if me is not None and not set(me.counterpart_phones()) <= set(phones):
-                raise StaleRead("a game with a new counterpart began after the lookup")
-            self._store.erase_pending_replies(phone)
-            return self._commit(claim, sms, locked, game.opt_out(phone, me, players))
+            facts = Facts(phone, players, lookup, self._clock(), self._limits, self._new_id)
+            spec.check(command, facts)
+            shared = spec.then_lock(command, facts)
+            if shared:
+                self._lock_shared(claim, locked, shared)
+                facts = replace(
+                    facts, shared={held.phone: held.shared for held in locked if held.shared is not None}
+                )
+                spec.check_shared(command, facts)
+            if spec.reads_counterparts and facts.me is not None:
+                facts = replace(facts, counterparts=self._store.get_players(facts.me.counterpart_phones()))
+            if spec.erases_sender:
+                self._store.erase_pending_replies(phone)
+            return self._commit(claim, sms, locked, spec.decide(command, facts))
 
     def _commit(
         self, claim: Claim, sms: InboundSms, locked: Sequence[LockedPlayer], decision: game.Decision
@@ -289,6 +243,14 @@ class MessageProcessor:
             if not committed:
                 for locked in reversed(held):
                     self._best_effort("release a lock", functools.partial(self._store.release, locked))
+
+    def _lock_shared(self, claim: Claim, held: list[LockedPlayer], keys: Sequence[str]) -> None:
+        """Lock shared records after the players `held` (the list `_locked` gives back on failure).
+        Their keys sort after every phone, so this is still the one ascending order."""
+        for key in sorted(set(keys)):
+            if any(key <= locked.phone for locked in held):
+                raise AssertionError(f"{key!r} would be locked out of the canonical order")
+            held.append(self._lock_with_backoff(key, claim.attempt_id, player_only=False))
 
     def _lock_with_backoff(self, phone: str, lock_id: str, *, player_only: bool) -> LockedPlayer:
         deadline = self._clock() + self._lock_wait

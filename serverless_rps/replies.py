@@ -14,6 +14,7 @@ from serverless_rps.rules import Move, Outcome
 __all__ = [
     "GSM7_BASIC",
     "SEGMENT_LIMIT",
+    "again_usage",
     "already_thrown",
     "cannot_throw_at_self",
     "challenged",
@@ -22,13 +23,19 @@ __all__ = [
     "help_overview",
     "help_topic",
     "is_single_segment",
+    "last_opponent_gone",
+    "lobby_already_waiting",
+    "lobby_result",
+    "lobby_waiting",
     "nick_changed",
     "nick_invalid",
     "nick_registered",
     "nick_taken",
     "nick_unchanged",
     "nick_usage",
+    "no_last_opponent",
     "not_registered",
+    "opponent_left",
     "opponent_too_busy",
     "reply_limit_reached",
     "result",
@@ -36,6 +43,7 @@ __all__ = [
     "throw_usage",
     "throw_waiting",
     "too_many_open_games",
+    "top",
     "unknown_command",
     "unknown_help_topic",
     "unknown_move",
@@ -59,10 +67,12 @@ def is_single_segment(text: str) -> bool:
 _HELP_TOPICS = {
     "nick": "NICK <name> sets your nickname: 3-15 letters, digits or _. Others use it to play you.",
     "throw": (
-        "THROW <move> <nick> plays a nickname. Moves: rock, paper, scissors (or r, p, s). "
-        "Short forms: T, PLAY, or just: rock bob"
+        "THROW <move> <nick> plays a nickname; THROW <move> alone plays a stranger. "
+        "Moves: rock, paper, scissors (r, p, s). Or just: rock bob"
     ),
+    "again": "AGAIN <move> plays the last player you played again, like: AGAIN paper",
     "games": "GAMES lists whom you are waiting on and who is waiting on you.",
+    "top": "TOP shows the players with the most wins (fewer losses, then who got there first, break ties).",
     "score": "SCORE shows your wins, losses, ties and current streak.",
     "stop": "STOP deletes your data and cancels your open games. START to come back.",
 }
@@ -71,6 +81,8 @@ _TOPIC_ALIASES = {
     "t": "throw",
     "play": "throw",
     "p": "throw",
+    "rematch": "again",
+    "leaders": "top",
     "quit": "stop",
     "start": "stop",
 }
@@ -79,7 +91,7 @@ _TOPIC_ALIASES = {
 def help_overview() -> str:
     return (
         "Rock-paper-scissors by SMS! NICK <name> to join, THROW <move> <nick> to play "
-        "(rock, paper or scissors), GAMES, SCORE. HELP <command> for more."
+        "(no nick: a stranger), AGAIN <move>, GAMES, SCORE, TOP. HELP <command> for more."
     )
 
 
@@ -90,7 +102,9 @@ def help_topic(topic: str) -> str | None:
 
 
 def unknown_help_topic() -> str:
-    return "There's no help on that. Commands: NICK, THROW, GAMES, SCORE, STOP. Text HELP for more."
+    return (
+        "There's no help on that. Commands: NICK, THROW, AGAIN, GAMES, SCORE, TOP, STOP. Text HELP for more."
+    )
 
 
 def empty_message() -> str:
@@ -131,6 +145,18 @@ def not_registered() -> str:
     return "Pick a nickname first: text NICK and a name, like NICK alice"
 
 
+def again_usage() -> str:
+    return "To play your last opponent again, text AGAIN and a move, like: AGAIN paper"
+
+
+def no_last_opponent() -> str:
+    return "You haven't finished a game yet, so there's no one to play again. THROW <move> <nick>"
+
+
+def last_opponent_gone(opponent: str) -> str:
+    return f"{opponent} isn't playing under that name any more. Challenge someone: THROW <move> <nick>"
+
+
 def throw_usage() -> str:
     return "To play, text THROW, a move and a nickname, like: THROW rock bob"
 
@@ -155,6 +181,11 @@ def already_thrown(opponent: str) -> str:
 
 def too_many_open_games(limit: int) -> str:
     return f"You have {limit} open games, the most allowed. Wait for some answers first (GAMES)."
+
+
+def opponent_left(opponent: str) -> str:
+    # Only the nickname: nothing else about someone who asked to be forgotten.
+    return f"{opponent} has left the game, so your throw at them is off. Text GAMES to see your games."
 
 
 def opponent_too_busy(opponent: str) -> str:
@@ -221,6 +252,31 @@ def score(wins: int, losses: int, ties: int, streak: int) -> str:
     else:
         run = "no streak"
     return f"Wins {wins}, losses {losses}, ties {ties}. Streak: {run}."
+
+
+def top(leaders: Sequence[tuple[str, int]]) -> str:
+    """The leaderboard, best first, as many lines as fit one segment."""
+    if not leaders:
+        return "No one has won a game yet. Be the first: THROW <move> <nick>"
+    text = "Top players by wins:"
+    for rank, (name, wins) in enumerate(leaders, start=1):
+        line = f"{text}{',' if rank > 1 else ''} {rank}. {name} {wins}"
+        if len(line) > SEGMENT_LIMIT:
+            break
+        text = line
+    return text
+
+
+def lobby_waiting(move: Move) -> str:
+    return f"You threw {move.value} for a stranger. I'll text you when someone plays you."
+
+
+def lobby_already_waiting(move: Move) -> str:
+    return f"You're already waiting for a stranger with {move.value}. I'll text you when someone plays."
+
+
+def lobby_result(outcome: Outcome, mine: Move, theirs: Move, opponent: str) -> str:
+    return f"A stranger played you: {opponent}. {result(outcome, mine, theirs, opponent)}"
 
 
 def reply_limit_reached(minutes: int) -> str:

@@ -34,6 +34,11 @@ DEMO_SCRIPT = (
     ("bob", "paper alice"),
     ("alice", "score"),
     ("bob", "score"),
+    ("alice", "again scissors"),  # a rematch: at the last opponent
+    ("bob", "again rock"),
+    ("alice", "throw rock"),  # no nickname: waits for a stranger
+    ("bob", "paper"),  # ... and the next throw with none plays her
+    ("bob", "top"),
 )
 
 

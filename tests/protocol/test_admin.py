@@ -239,7 +239,9 @@ def test_erase_removes_the_number_everywhere_without_texting_it(
 
     assert status == 0
     assert json.loads(output)["result"] == "processed"
-    assert len(twilio.sent_messages()) == texts_before
+    # Bob is never texted; alice, whose throw waited on him, is told the game is off.
+    told = twilio.sent_messages()[texts_before:]
+    assert [(message["to"], message["body"]) for message in told] == [(ALICE, replies.opponent_left("bob"))]
     dynamodb = boto3.client("dynamodb", region_name=REGION)
     for table in (TABLES.game_state, TABLES.nickname, TABLES.idempotency):
         assert BOB not in json.dumps(dynamodb.scan(TableName=table)["Items"]), table

@@ -49,6 +49,77 @@ def test_a_resolved_game_tells_both_players_the_result_and_both_moves(game: Game
     assert game.sms.last(BOB) == replies.score(0, 1, 0, -1)
 
 
+def test_again_throws_at_the_last_opponent_who_can_answer_with_again(game: Game) -> None:
+    game.register((ALICE, "Alice"), (BOB, "bob"))
+    game.text(ALICE, "rock bob")
+    game.text(BOB, "paper alice")
+    game.text(ALICE, "again scissors")
+    assert game.sms.last(ALICE) == replies.throw_waiting("bob", Move.SCISSORS)
+    assert game.sms.last(BOB) == replies.challenged("Alice")
+    game.text(BOB, "again rock")
+    assert game.sms.last(BOB) == replies.result(Outcome.WIN, Move.ROCK, Move.SCISSORS, "Alice")
+    game.text(BOB, "score")
+    assert game.sms.last(BOB) == replies.score(2, 0, 0, 2)
+
+
+def test_again_before_any_finished_game_is_explained(game: Game) -> None:
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    game.text(ALICE, "rock bob")  # waiting, not finished
+    game.text(ALICE, "again paper")
+    assert game.sms.last(ALICE) == replies.no_last_opponent()
+    game.text(CAROL, "again paper")
+    assert game.sms.last(CAROL) == replies.not_registered()
+
+
+def test_again_never_reaches_whoever_took_a_quitters_name(game: Game) -> None:
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    game.text(ALICE, "rock bob")
+    game.text(BOB, "paper alice")
+    game.text(ALICE, "stop")
+    game.text(CAROL, "nick alice")
+    sent_to_carol = len(game.sms.to(CAROL))
+    game.text(BOB, "again rock")
+    assert game.sms.last(BOB) == replies.last_opponent_gone("alice")
+    assert len(game.sms.to(CAROL)) == sent_to_carol
+    assert game.player(CAROL)["challenges"]["M"] == {}
+
+
+def test_a_throw_with_no_opponent_waits_for_a_stranger_and_both_learn_who_and_the_result(
+    game: Game,
+) -> None:
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    game.text(ALICE, "throw rock")
+    assert game.sms.last(ALICE) == replies.lobby_waiting(Move.ROCK)
+    game.text(ALICE, "paper")
+    assert game.sms.last(ALICE) == replies.lobby_already_waiting(Move.ROCK), "never paired with herself"
+    game.text(BOB, "paper")
+    assert game.sms.last(BOB) == replies.lobby_result(Outcome.WIN, Move.PAPER, Move.ROCK, "alice")
+    assert game.sms.last(ALICE) == replies.lobby_result(Outcome.LOSS, Move.ROCK, Move.PAPER, "bob")
+    game.text(BOB, "top")
+    assert game.sms.last(BOB) == replies.top([("bob", 1)])
+    game.text(CAROL, "nick carol")
+    game.text(CAROL, "scissors")
+    assert game.sms.last(CAROL) == replies.lobby_waiting(Move.SCISSORS), "the pair left the lobby"
+    game.text(ALICE, "again scissors")  # the stranger is now her last opponent
+    assert game.sms.last(BOB) == replies.challenged("alice")
+
+
+def test_a_lobby_throw_expires_like_a_challenge(dynamodb: object, clock: object) -> None:
+    game = Game(dynamodb, FakeSms(), Limits(challenge_expiry_seconds=3600))
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    game.text(ALICE, "rock")
+    clock.tick(3601)  # type: ignore[attr-defined]
+    game.text(BOB, "paper")
+    assert game.sms.last(BOB) == replies.lobby_waiting(Move.PAPER)
+    assert replies.lobby_result(Outcome.LOSS, Move.ROCK, Move.PAPER, "bob") not in game.sms.to(ALICE)
+
+
+def test_a_stranger_must_register_before_playing_the_lobby(game: Game) -> None:
+    game.text(CAROL, "rock")
+    assert game.sms.last(CAROL) == replies.not_registered()
+    assert game.items(TABLES.game_state) == [], "no row, not even the lobby's"
+
+
 def test_throwing_again_before_the_opponent_answers_gets_a_clear_reply(game: Game) -> None:
     game.register((ALICE, "alice"), (BOB, "bob"))
     game.text(ALICE, "rock bob")
@@ -67,6 +138,36 @@ def test_throwing_at_yourself_an_unknown_name_or_before_registering_is_refused(g
     game.text(BOB, "throw rock alice")
     assert game.sms.last(BOB) == replies.not_registered()
     assert game.player(BOB) is None, "a refused stranger must leave no row behind"
+
+
+def _play(game: Game, winner: str, loser: str, winner_nick: str, loser_nick: str) -> None:
+    game.text(loser, f"scissors {winner_nick}")
+    game.text(winner, f"rock {loser_nick}")
+
+
+def test_top_ranks_by_wins_then_fewer_losses_then_who_got_there_first(game: Game, clock: object) -> None:
+    game.text(CAROL, "top")
+    assert game.sms.last(CAROL) == replies.top([])
+    game.register((ALICE, "alice"), (BOB, "bob"), (CAROL, "carol"))
+    _play(game, BOB, ALICE, "bob", "alice")  # bob 1-0, alice 0-1
+    clock.tick(1)  # type: ignore[attr-defined]
+    _play(game, ALICE, CAROL, "alice", "carol")  # alice 1-1, carol 0-1
+    clock.tick(1)  # type: ignore[attr-defined]
+    _play(game, CAROL, BOB, "carol", "bob")  # all 1-1: in the order they reached one win
+    game.text(BOB, "top")
+    assert game.sms.last(BOB) == replies.top([("bob", 1), ("alice", 1), ("carol", 1)])
+    _play(game, ALICE, BOB, "alice", "bob")  # alice 2-1; bob 1-2 falls below carol's 1-1
+    game.text(BOB, "leaders")
+    assert game.sms.last(BOB) == replies.top([("alice", 2), ("carol", 1), ("bob", 1)])
+
+
+def test_a_player_who_stops_leaves_the_leaderboard(game: Game) -> None:
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    _play(game, ALICE, BOB, "alice", "bob")
+    _play(game, BOB, ALICE, "bob", "alice")
+    game.text(ALICE, "stop")
+    game.text(BOB, "top")
+    assert game.sms.last(BOB) == replies.top([("bob", 1)])
 
 
 def test_games_lists_whom_you_wait_on_and_who_waits_on_you(game: Game) -> None:
@@ -93,6 +194,36 @@ def test_stop_deletes_the_player_and_sends_nothing(game: Game) -> None:
     assert len(game.sms.sent) == sent_before
     assert game.player(ALICE) is None
     assert game.nickname_row("alice") is None
+
+
+def test_stop_tells_everyone_whose_throw_waits_on_the_player_once_by_nickname(game: Game) -> None:
+    game.register((ALICE, "alice"), (BOB, "bob"), (CAROL, "carol"))
+    game.text(BOB, "rock alice")  # waits on alice: told
+    game.text(ALICE, "paper carol")  # alice waits on carol: carol is not told
+    sent_to_carol = len(game.sms.to(CAROL))
+    game.text(ALICE, "STOP")
+    assert game.sms.last(BOB) == replies.opponent_left("alice")
+    assert len(game.sms.to(CAROL)) == sent_to_carol
+    assert ALICE not in game.sms.last(BOB)
+    game.text(BOB, "games")
+    assert game.sms.last(BOB) == replies.games_summary([], [])
+    game.text(ALICE, "stop")  # a second STOP has no one left to tell
+    assert game.sms.to(BOB).count(replies.opponent_left("alice")) == 1
+
+
+def test_stop_with_more_goodbyes_than_its_transaction_holds_tells_the_latest_throws(
+    dynamodb: object, clock: object
+) -> None:
+    game = Game(dynamodb, FakeSms(), Limits(max_opt_out_writes=4))
+    game.register((ALICE, "alice"), (BOB, "bob"), (CAROL, "carol"))
+    game.text(BOB, "rock alice")
+    clock.tick(60)  # type: ignore[attr-defined]
+    game.text(CAROL, "rock alice")
+    game.text(ALICE, "stop")  # three records change: room for one goodbye
+    assert game.sms.last(CAROL) == replies.opponent_left("alice")
+    assert replies.opponent_left("alice") not in game.sms.to(BOB)
+    assert game.player(ALICE) is None
+    assert game.player(BOB)["games"]["M"] == {}
 
 
 def test_old_throws_never_score_against_whoever_takes_a_quitters_place(game: Game) -> None:

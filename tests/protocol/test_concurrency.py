@@ -184,3 +184,41 @@ def test_two_phones_claiming_one_nickname_at_once_get_one_winner(server_endpoint
     )["Item"]
     winner = client.get_item(TableName=TABLES.game_state, Key={"phone_number": owner["phone_number"]})["Item"]
     assert winner["nickname"]["S"] == nickname_skeleton("highlander")
+
+
+def test_many_lobby_throws_at_once_pair_each_player_exactly_once_and_never_with_themselves(
+    server_endpoint: str,
+) -> None:
+    sms = FakeSms()
+    players = [f"+1555777{index:04d}" for index in range(8)]
+    setup = _invocation(server_endpoint, sms)
+    for index, phone in enumerate(players):
+        setup.process(_message(phone, f"nick lobby{index}", f"SMl{index:031d}"))
+    deliveries: list[int] = []
+    _at_once(
+        *[
+            functools.partial(
+                _deliver_until_done,
+                _invocation(server_endpoint, sms),
+                _message(phone, "throw rock", f"SMm{index:031d}"),
+                deliveries,
+            )
+            for index, phone in enumerate(players)
+        ]
+    )
+    opponents: dict[str, list[str]] = {}
+    for message in sms.sent:
+        if message.body.startswith("A stranger played you: "):
+            name = message.body.removeprefix("A stranger played you: ").split(".")[0]
+            opponents.setdefault(message.to, []).append(name)
+    waiting = [m.to for m in sms.sent if m.body == replies.lobby_waiting(Move.ROCK)]
+    # Each player waited first (alone in the lobby) or played the one waiting: 8 = 4 pairs.
+    assert sorted(opponents) == sorted(players), "nobody lost, nobody left waiting"
+    assert all(len(names) == 1 for names in opponents.values()), "nobody matched twice"
+    names = {phone: f"lobby{index}" for index, phone in enumerate(players)}
+    assert all(names[phone] not in opponents[phone] for phone in players), "nobody played themselves"
+    phone_named = {name: phone for phone, name in names.items()}
+    for phone, (other,) in opponents.items():
+        assert opponents[phone_named[other]] == [names[phone]], "pairs are mutual"
+    assert len(waiting) == 4
+    print(f"\n8 lobby throws at once: deliveries needed per throw: max {max(deliveries)}")

@@ -13,6 +13,7 @@ import pytest
 
 from serverless_rps import replies
 from serverless_rps.exceptions import SmsTemporarilyFailed
+from serverless_rps.game import LEADERBOARD
 from serverless_rps.game_store import ERASED
 from serverless_rps.rules import Move, Outcome
 from tests.conftest import ALICE, BOB, CAROL, TABLES, Game, transient_failure
@@ -44,6 +45,65 @@ def test_after_stop_the_number_is_in_no_item_of_any_table(game: Game) -> None:
     assert _items_holding(game, ALICE) == []
     assert game.player(BOB) is not None
     assert game.player(CAROL) is not None
+
+
+def test_the_last_opponent_kept_for_again_holds_no_number(game: Game) -> None:
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    game.text(ALICE, "rock bob")
+    game.text(BOB, "paper alice")  # both now remember each other for AGAIN
+
+    game.text(ALICE, "STOP")
+
+    assert _items_holding(game, ALICE) == []
+    game.text(BOB, "again rock")
+    assert game.sms.last(BOB) == replies.last_opponent_gone("alice")
+
+
+def test_the_leaderboard_keeps_no_number_and_loses_the_quitters_line(game: Game) -> None:
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    game.text(BOB, "rock alice")
+    game.text(ALICE, "paper bob")  # alice wins: she is on the leaderboard
+    game.text(ALICE, "top")
+    assert game.sms.last(ALICE) == replies.top([("alice", 1)])
+
+    game.text(ALICE, "STOP")
+
+    assert _items_holding(game, ALICE) == []
+    assert "alice" not in json.dumps(game.player(LEADERBOARD)), "her line left the board"
+    game.text(BOB, "top")
+    assert game.sms.last(BOB) == replies.top([])
+
+
+def test_a_ranked_player_with_fifty_throws_waiting_on_them_still_opts_out_in_one_transaction(
+    game: Game,
+) -> None:
+    # Fifty goodbyes, fifty rewritten records and the leaderboard would be 104 items: more than
+    # DynamoDB takes in one transaction. The latest throws are told; everything is erased.
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    game.text(BOB, "rock alice")
+    game.text(ALICE, "paper bob")  # alice wins: ranked
+    throwers = [f"+1555770{index:04d}" for index in range(50)]
+    for index, phone in enumerate(throwers):
+        game.register((phone, f"thrower{index}"))
+        game.text(phone, "rock alice")
+
+    game.text(ALICE, "STOP")
+
+    assert _items_holding(game, ALICE) == []
+    told = [phone for phone in throwers if replies.opponent_left("alice") in game.sms.to(phone)]
+    assert len(told) > 40
+    assert all(game.player(phone)["games"]["M"] == {} for phone in throwers)
+
+
+def test_a_player_waiting_in_the_lobby_who_stops_leaves_it(game: Game) -> None:
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    game.text(ALICE, "throw rock")  # the lobby holds her number
+
+    game.text(ALICE, "STOP")
+
+    assert _items_holding(game, ALICE) == []
+    game.text(BOB, "paper")
+    assert game.sms.last(BOB) == replies.lobby_waiting(Move.PAPER), "bob waits: no one to play"
 
 
 def test_an_expired_challenge_does_not_keep_the_number_in_the_other_record(game: Game, clock: Any) -> None:

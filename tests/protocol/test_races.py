@@ -1,12 +1,18 @@
-"""Deterministic races: another message lands between our lock-free nickname read and our commit."""
+"""Deterministic races: another message lands between our lock-free read (a nickname, the lobby)
+and our commit."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
 from serverless_rps import replies
-from serverless_rps.rules import Move
+from serverless_rps.exceptions import ReadsKeptChanging
+from serverless_rps.game import LOBBY
+from serverless_rps.processing import Result
+from serverless_rps.rules import Move, Outcome
 from tests.conftest import ALICE, BOB, CAROL, TABLES, Game
 
 
@@ -50,3 +56,45 @@ def test_a_throw_at_a_name_that_moved_to_another_phone_is_never_scored_against_t
     assert game.sms.last(ALICE) == replies.throw_waiting("bob", Move.ROCK)
     assert replies.challenged("alice") in game.sms.to(CAROL)
     assert replies.challenged("alice") not in game.sms.to(BOB)
+
+
+def _after_lobby_reads(game: Game, interlopers: list[Callable[[], None]]) -> None:
+    """Run the next of `interlopers` right after each lock-free read of the lobby returns."""
+    state = {"reading_lobby": False, "interloping": False}
+
+    def note_key(params: dict[str, Any], **_: Any) -> None:
+        state["reading_lobby"] = params.get("Key", {}).get("phone_number", {}).get("S") == LOBBY
+
+    def after_read(**_: Any) -> None:
+        # The interloper's own reads go through the same client: they are not ours.
+        if state["reading_lobby"] and interlopers and not state["interloping"]:
+            state["reading_lobby"], state["interloping"] = False, True
+            interlopers.pop(0)()
+            state["interloping"] = False
+
+    game.dynamodb.meta.events.register("provide-client-params.dynamodb.GetItem", note_key)
+    game.dynamodb.meta.events.register("after-call.dynamodb.GetItem", after_read)
+
+
+def test_a_lobby_throw_that_lands_between_our_read_and_our_lock_is_played_not_overwritten(
+    game: Game,
+) -> None:
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    other = Game(game.dynamodb, game.sms, sid_prefix="9")
+    _after_lobby_reads(game, [lambda: other.text(BOB, "throw rock")])
+    game.text(ALICE, "paper")  # read an empty lobby; bob's throw waits there before alice's lock
+    assert game.sms.last(ALICE) == replies.lobby_result(Outcome.WIN, Move.PAPER, Move.ROCK, "bob")
+    assert game.sms.last(BOB) == replies.lobby_result(Outcome.LOSS, Move.ROCK, Move.PAPER, "alice")
+
+
+def test_a_lobby_that_changes_under_every_attempt_sends_the_message_back_for_later(game: Game) -> None:
+    players = [(f"+1555440{index:04d}", f"crowd{index}") for index in range(3)]
+    game.register((ALICE, "alice"), *players)
+    other = Game(game.dynamodb, game.sms, sid_prefix="9")
+    crowd = [lambda phone=phone: other.text(phone, "rock") for phone, _ in players]
+    _after_lobby_reads(game, crowd)
+    message = game.inbound(ALICE, "paper")
+    with pytest.raises(ReadsKeptChanging):
+        game.processor.process(message)
+    assert game.processor.process(message) is Result.PROCESSED  # SQS brings it back
+    assert game.sms.last(ALICE) == replies.lobby_result(Outcome.WIN, Move.PAPER, Move.ROCK, "crowd2")

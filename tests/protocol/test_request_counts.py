@@ -19,7 +19,11 @@ EXPECTED = {
     "games": (ALICE, "games", 6),  # + batch-read counterparts
     "nick": (ALICE, "nick alicia", 6),  # + nickname lookup
     "waiting throw": (BOB, "rock zed", 9),  # + lookup, a second lock, two replies
-    "resolving throw": (ALICE, "paper bob", 9),
+    "resolving throw": (ALICE, "paper bob", 10),  # + the leaderboard's lock, after the players
+    "top": (ALICE, "top", 6),  # + one read of the leaderboard: no scan
+    "lobby throw that waits": (ALICE, "throw rock", 7),  # + read the lobby, lock it last
+    "lobby throw that plays": (BOB, "paper", 11),  # + the waiting player's lock, the leaderboard's
+    "again": (BOB, "again paper", 10),  # a waiting throw + reading bob's record for his last opponent
 }
 
 
@@ -37,6 +41,8 @@ def _count_requests(game: Game, sender: str, body: str) -> int:
 
 def _alice_with_pending_games(game: Game, pending: int) -> None:
     game.register((ALICE, "alice"), (BOB, "bob"), ("+15557770000", "zed"))
+    game.text(BOB, "rock zed")
+    game.text("+15557770000", "paper bob")  # bob's last opponent is zed
     game.text(BOB, "rock alice")
     for n in range(pending):
         rival, target = f"+1555880{n:04d}", f"+1555990{n:04d}"
@@ -50,6 +56,8 @@ def _alice_with_pending_games(game: Game, pending: int) -> None:
 def test_requests_per_message_do_not_grow_with_pending_games(game: Game, command: str, pending: int) -> None:
     sender, body, expected = EXPECTED[command]
     _alice_with_pending_games(game, pending)
+    if command == "lobby throw that plays":
+        game.text("+15557770000", "throw rock")  # zed waits in the lobby
     assert _count_requests(game, sender, body) == expected
 
 
@@ -57,5 +65,7 @@ def test_requests_per_message_do_not_grow_with_pending_games(game: Game, command
 def test_an_opt_out_costs_one_lock_per_record_that_mentions_the_phone(game: Game, pending: int) -> None:
     _alice_with_pending_games(game, pending)
     mentioned = 1 + 2 * pending  # bob, and per pending game a rival and a target
-    # claim, read own record, lock self and each counterpart, read contact, one commit; no reply.
-    assert _count_requests(game, ALICE, "stop") == 4 + (1 + mentioned)
+    told = 1 + pending  # bob and the rivals threw at alice: each is told the game is off
+    # claim, read own record, lock self and each counterpart, read contact, one commit; then per
+    # goodbye a delivery record and its recipient's contact update.
+    assert _count_requests(game, ALICE, "stop") == 4 + (1 + mentioned) + 2 * told

@@ -53,10 +53,13 @@ class Outcome:
     players: tuple[tuple[Any, ...], ...]
     nicknames: tuple[tuple[str, str, str], ...]
     replies: tuple[tuple[str, tuple[tuple[str, str], ...]], ...]
+    # The shared records (leaderboard lines, the lobby's entry), without ids and times.
+    shared: tuple[tuple[Any, ...], ...] = ()
 
     def describe(self) -> str:
         lines = [f"  player {player}" for player in self.players]
         lines += [f"  nickname {row}" for row in self.nicknames]
+        lines += [f"  shared {row}" for row in self.shared]
         lines += [f"  replies to {label}: {list(replies)}" for label, replies in self.replies]
         return "\n".join(lines)
 
@@ -125,7 +128,10 @@ def outcome(tables: Tables, labels: list[str], outboxes: dict[str, list[tuple[st
             )
         )
         score = tuple(int(item[name]["N"]) for name in ("wins", "losses", "ties", "streak"))
-        players.append((phone, item["nickname"]["S"], item["display_name"]["S"], score, games, challenges))
+        flags = tuple(bool(item.get(name, {}).get("BOOL")) for name in ("ranked", "in_lobby"))
+        players.append(
+            (phone, item["nickname"]["S"], item["display_name"]["S"], score, games, challenges, flags)
+        )
     nicknames = tuple(
         sorted(
             (name, row["display_name"]["S"], row["phone_number"]["S"])
@@ -137,7 +143,19 @@ def outcome(tables: Tables, labels: list[str], outboxes: dict[str, list[tuple[st
         # From what was committed: a record drops its outbox once every reply is delivered.
         sent = tuple((to, body) for to, _, body in outboxes.get(message_sid(label), []))
         replies.append((label, sent))
-    return Outcome(tuple(players), nicknames, tuple(replies))
+    shared = []
+    for key, row in sorted(tables.bare_rows.items()):
+        lines = tuple(
+            (line["M"]["display_name"]["S"], int(line["M"]["wins"]["N"]), int(line["M"]["losses"]["N"]))
+            for line in row.get("rankings", {}).get("L", [])
+        )
+        waiting = row.get("waiting", {}).get("M")
+        entry = (waiting["phone_number"]["S"], waiting["move"]["S"]) if waiting else None
+        # An empty shared record is the same state as a missing one: a lock that backed off
+        # (a lobby throw that read a stale lobby) leaves the row it created.
+        if key.startswith("~") and (lines or entry):
+            shared.append((key, lines, entry))
+    return Outcome(tuple(players), nicknames, tuple(replies), tuple(shared))
 
 
 def final(world: World) -> list[Violation]:

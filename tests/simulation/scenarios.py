@@ -115,6 +115,21 @@ SCENARIOS = (
         bound=2,
     ),
     Scenario(
+        "two_lobby_throws_at_once",
+        "alice and bob each throw for a stranger at the same moment: one waits, the other plays "
+        "them, each exactly once, never themselves",
+        setup=REGISTERED,
+        messages={"a": (ALICE, "throw rock"), "b": (BOB, "paper")},
+    ),
+    Scenario(
+        "lobby_throw_racing_stop",
+        "alice waits in the lobby; bob's lobby throw races her STOP: bob plays her or waits "
+        "himself, and her number leaves the lobby either way",
+        setup=(*REGISTERED, (ALICE, "throw rock")),
+        messages={"a": (ALICE, "STOP"), "b": (BOB, "throw paper")},
+        opted_out=frozenset({ALICE}),
+    ),
+    Scenario(
         "expired_lease_fencing",
         "alice's throw at bob stalls past its lease while carol's throw at bob takes the lock",
         setup=REGISTERED,

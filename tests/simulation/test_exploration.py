@@ -28,6 +28,8 @@ SAMPLE_BOUNDS: dict[str, int | None] = {
     "crash_after_commit": 1,
     "resend_racing_redelivery": 1,
     "expired_lease_fencing": 0,
+    "two_lobby_throws_at_once": 0,
+    "lobby_throw_racing_stop": 0,
 }
 JOBS = 2
 # The sample takes about 2.5 minutes on two idle cores and is charged to the first test that asks

@@ -9,8 +9,22 @@ from __future__ import annotations
 from dataclasses import replace
 
 from serverless_rps import game, replies
-from serverless_rps.game import Challenge, Decision, Limits, PendingThrow, Player, Reply
-from serverless_rps.parsing import SetNickname, Throw
+from serverless_rps.game import (
+    LEADERBOARD,
+    LOBBY,
+    Challenge,
+    Decision,
+    LastOpponent,
+    Leaderboard,
+    Limits,
+    Lobby,
+    LobbyEntry,
+    PendingThrow,
+    Player,
+    Ranking,
+    Reply,
+)
+from serverless_rps.parsing import Rematch, SetNickname, Throw
 from serverless_rps.rules import Move, Outcome
 
 ALICE, BOB, CAROL = "+15551110001", "+15552220002", "+15553330003"
@@ -21,6 +35,8 @@ LIMITS = Limits(challenge_expiry_seconds=DAY, max_open_games=2, max_open_challen
 alice = Player(ALICE, "alice-1", "allce", "Alice")
 bob = Player(BOB, "bob-1", "bob", "Bob")
 carol = Player(CAROL, "carol-1", "carol", "Carol")
+LAST_WAS_ALICE = LastOpponent("allce", "Alice", "alice-1")
+LAST_WAS_BOB = LastOpponent("bob", "Bob", "bob-1")
 
 
 def _thrown(
@@ -159,14 +175,20 @@ def test_answering_a_throw_resolves_the_game_for_both() -> None:
             Reply(ALICE, replies.result(Outcome.WIN, Move.PAPER, Move.ROCK, "Bob")),
             Reply(BOB, replies.result(Outcome.LOSS, Move.ROCK, Move.PAPER, "Alice")),
         ),
-        players={ALICE: replace(alice, wins=1, streak=1), BOB: replace(bob, losses=1, streak=-1)},
+        players={
+            ALICE: replace(alice, wins=1, streak=1, last_opponent=LAST_WAS_BOB),
+            BOB: replace(bob, losses=1, streak=-1, last_opponent=LAST_WAS_ALICE),
+        },
     )
 
 
 def test_a_tie_counts_for_both_and_ends_both_streaks() -> None:
     thrower, challenged = _thrown(replace(bob, streak=-2), replace(alice, streak=3), Move.ROCK)
     decision = game.throw(ALICE, challenged, thrower, Throw(Move.ROCK, "bob"), NOW, LIMITS)
-    assert decision.players == {ALICE: replace(alice, ties=1), BOB: replace(bob, ties=1)}
+    assert decision.players == {
+        ALICE: replace(alice, ties=1, last_opponent=LAST_WAS_BOB),
+        BOB: replace(bob, ties=1, last_opponent=LAST_WAS_ALICE),
+    }
     assert decision.replies[1] == Reply(BOB, replies.result(Outcome.TIE, Move.ROCK, Move.ROCK, "Alice"))
 
 
@@ -193,6 +215,127 @@ def test_only_the_resolved_pair_leaves_the_records() -> None:
     assert decision.players[ALICE].games == {CAROL: PendingThrow(Move.SCISSORS, "carol-1", NOW + DAY)}
     assert decision.players[ALICE].challenges == {}
     assert other.challenges == {ALICE: Challenge("alice-1", NOW + DAY)}
+
+
+# -- leaderboard -------------------------------------------------------------------------------------
+
+
+def test_a_resolved_game_puts_the_winner_on_the_board_and_marks_them_ranked() -> None:
+    thrower, challenged = _thrown(bob, alice, Move.ROCK)
+    decision = game.throw(ALICE, challenged, thrower, Throw(Move.PAPER, "bob"), NOW, LIMITS, Leaderboard())
+    assert decision.shared == {LEADERBOARD: Leaderboard((Ranking("alice-1", "Alice", 1, 0, NOW),))}
+    assert decision.players[ALICE].ranked
+    assert not decision.players[BOB].ranked, "no win, no line"
+
+
+def test_the_board_orders_by_wins_then_fewer_losses_then_who_got_there_first_and_keeps_its_size() -> None:
+    first = Ranking("a", "A", 2, 3, NOW - 10)
+    board = Leaderboard((first,))
+    board = board.with_result(replace(bob, wins=2, losses=3), NOW, size=2)  # same totals, later
+    board = board.with_result(replace(carol, wins=2, losses=1), NOW + 1, size=2)  # fewer losses
+    assert [entry.display_name for entry in board.rankings] == ["Carol", "A"]
+    board = board.with_result(replace(carol, wins=2, losses=2), NOW + 2, size=2)  # a loss keeps `since`
+    assert board.rankings[0] == Ranking("carol-1", "Carol", 2, 2, NOW + 1)
+
+
+def test_opt_out_takes_the_players_line_off_the_board() -> None:
+    ranked = replace(alice, wins=1, ranked=True)
+    board = Leaderboard((Ranking("alice-1", "Alice", 1, 0, NOW), Ranking("bob-1", "Bob", 1, 1, NOW)))
+    decision = game.opt_out(ALICE, ranked, {}, NOW, LIMITS, board)
+    assert decision.shared == {LEADERBOARD: Leaderboard((Ranking("bob-1", "Bob", 1, 1, NOW),))}
+
+
+def test_the_leaderboard_takes_a_goodbyes_place_in_the_opt_outs_transaction() -> None:
+    bob_threw, alice_challenged = _thrown(bob, replace(alice, ranked=True), Move.ROCK)
+    limits = replace(LIMITS, max_opt_out_writes=3)  # alice and bob: room for one more item
+    assert game.opt_out(ALICE, alice_challenged, {BOB: bob_threw}, NOW, limits).replies != ()
+    assert game.opt_out(ALICE, alice_challenged, {BOB: bob_threw}, NOW, limits, Leaderboard()).replies == ()
+
+
+def test_top_lists_the_board_for_anyone() -> None:
+    board = Leaderboard((Ranking("bob-1", "Bob", 3, 0, NOW),))
+    assert game.show_top(CAROL, board) == game.reply_only(CAROL, replies.top([("Bob", 3)]))
+    assert game.show_top(CAROL, None) == game.reply_only(CAROL, replies.top([]))
+
+
+# -- the lobby ---------------------------------------------------------------------------------------
+
+
+def test_a_lobby_throw_into_an_empty_or_expired_lobby_waits_there() -> None:
+    expired = Lobby(LobbyEntry(BOB, "bob-1", "Bob", Move.ROCK, NOW))
+    for lobby in (Lobby(), expired):
+        decision = game.lobby_throw(ALICE, alice, None, lobby, Move.PAPER, NOW, LIMITS)
+        assert decision == Decision(
+            replies=(Reply(ALICE, replies.lobby_waiting(Move.PAPER)),),
+            players={ALICE: replace(alice, in_lobby=True)},
+            shared={LOBBY: Lobby(LobbyEntry(ALICE, "alice-1", "Alice", Move.PAPER, NOW + DAY))},
+        )
+
+
+def test_a_lobby_throw_plays_the_stranger_waiting_and_empties_the_lobby() -> None:
+    lobby = Lobby(LobbyEntry(BOB, "bob-1", "Bob", Move.ROCK, NOW + DAY))
+    waiting_bob = replace(bob, in_lobby=True)
+    decision = game.lobby_throw(ALICE, alice, waiting_bob, lobby, Move.PAPER, NOW, LIMITS, Leaderboard())
+    assert decision.replies == (
+        Reply(ALICE, replies.lobby_result(Outcome.WIN, Move.PAPER, Move.ROCK, "Bob")),
+        Reply(BOB, replies.lobby_result(Outcome.LOSS, Move.ROCK, Move.PAPER, "Alice")),
+    )
+    assert decision.shared[LOBBY] == Lobby()
+    assert decision.players[BOB] == replace(bob, losses=1, streak=-1, last_opponent=LAST_WAS_ALICE)
+    assert decision.players[ALICE].wins == 1
+
+
+def test_a_lobby_game_leaves_a_pending_game_between_the_same_two_players_alone() -> None:
+    alice_threw, bob_challenged = _thrown(alice, bob, Move.SCISSORS)
+    lobby = Lobby(LobbyEntry(BOB, "bob-1", "Bob", Move.ROCK, NOW + DAY))
+    decision = game.lobby_throw(ALICE, alice_threw, bob_challenged, lobby, Move.PAPER, NOW, LIMITS)
+    assert decision.players[ALICE].games == alice_threw.games
+    assert decision.players[BOB].challenges == bob_challenged.challenges
+
+
+def test_a_lobby_throw_never_plays_yourself_or_someone_who_is_gone() -> None:
+    mine = Lobby(LobbyEntry(ALICE, "alice-1", "Alice", Move.ROCK, NOW + DAY))
+    assert game.lobby_throw(ALICE, alice, None, mine, Move.PAPER, NOW, LIMITS) == game.reply_only(
+        ALICE, replies.lobby_already_waiting(Move.ROCK)
+    )
+    old_bob = Lobby(LobbyEntry(BOB, "bob-0", "Bob", Move.ROCK, NOW + DAY))  # bob has come back since
+    decision = game.lobby_throw(ALICE, alice, bob, old_bob, Move.PAPER, NOW, LIMITS)
+    assert decision.replies == (Reply(ALICE, replies.lobby_waiting(Move.PAPER)),)
+
+
+def test_opt_out_takes_the_players_entry_out_of_the_lobby() -> None:
+    lobby = Lobby(LobbyEntry(ALICE, "alice-1", "Alice", Move.ROCK, NOW + DAY))
+    waiting = replace(alice, in_lobby=True)
+    assert game.opt_out(ALICE, waiting, {}, NOW, LIMITS, lobby=lobby).shared == {LOBBY: Lobby()}
+    someone_else = Lobby(LobbyEntry(BOB, "bob-1", "Bob", Move.ROCK, NOW + DAY))
+    assert game.opt_out(ALICE, waiting, {}, NOW, LIMITS, lobby=someone_else).shared == {}
+
+
+# -- rematch -----------------------------------------------------------------------------------------
+
+
+def test_again_throws_at_the_last_opponent_and_resolves_like_any_throw() -> None:
+    me = replace(alice, last_opponent=LAST_WAS_BOB)
+    decision = game.rematch(ALICE, me, bob, Rematch(Move.PAPER), NOW, LIMITS)
+    assert decision == game.throw(ALICE, me, bob, Throw(Move.PAPER, "Bob"), NOW, LIMITS)
+    assert decision.replies[0] == Reply(ALICE, replies.throw_waiting("Bob", Move.PAPER))
+
+
+def test_again_with_no_finished_game_or_before_registering_is_explained() -> None:
+    assert game.rematch(ALICE, alice, None, Rematch(Move.ROCK), NOW, LIMITS) == game.reply_only(
+        ALICE, replies.no_last_opponent()
+    )
+    assert game.rematch(ALICE, None, None, Rematch(Move.ROCK), NOW, LIMITS) == game.reply_only(
+        ALICE, replies.not_registered()
+    )
+
+
+def test_again_at_someone_who_left_or_whose_name_is_now_someone_elses_is_refused() -> None:
+    me = replace(alice, last_opponent=LAST_WAS_BOB)
+    new_bob = replace(bob, phone=CAROL, player_id="someone-else")
+    gone = game.reply_only(ALICE, replies.last_opponent_gone("Bob"))
+    assert game.rematch(ALICE, me, None, Rematch(Move.ROCK), NOW, LIMITS) == gone
+    assert game.rematch(ALICE, me, new_bob, Rematch(Move.ROCK), NOW, LIMITS) == gone
 
 
 def _with_games(player: Player, phones: list[str], expires_at: float = NOW + DAY) -> Player:
@@ -286,18 +429,42 @@ def test_opt_out_deletes_the_player_and_every_entry_about_them() -> None:
     carol_threw, alice_both = _thrown(carol, alice_threw, Move.PAPER)
     stranger = replace(carol, phone="+15550000009")  # locked, but mentions nobody
     counterparts = {ALICE: alice_both, BOB: bob_challenged, CAROL: carol_threw, stranger.phone: stranger}
-    assert game.opt_out(ALICE, alice_both, counterparts) == Decision(
+    assert game.opt_out(ALICE, alice_both, counterparts, NOW, LIMITS) == Decision(
+        replies=(Reply(CAROL, replies.opponent_left("Alice")),),
         players={ALICE: None, BOB: bob, CAROL: carol},
         release_nickname="allce",
     )
 
 
+def test_opt_out_tells_only_those_whose_throw_still_waits_on_the_player() -> None:
+    bob_threw, alice_from_bob = _thrown(bob, alice, Move.ROCK, expires_at=NOW)  # expired
+    carol_threw, alice_both = _thrown(carol, alice_from_bob, Move.PAPER)
+    carol_at_old_alice = replace(carol_threw, games={ALICE: PendingThrow(Move.PAPER, "alice-0", NOW + DAY)})
+    told = game.opt_out(ALICE, alice_both, {BOB: bob_threw, CAROL: carol_threw}, NOW, LIMITS)
+    assert told.replies == (Reply(CAROL, replies.opponent_left("Alice")),)
+    not_told = game.opt_out(ALICE, alice_both, {BOB: bob_threw, CAROL: carol_at_old_alice}, NOW, LIMITS)
+    assert not_told.replies == ()
+
+
+def test_opt_out_tells_the_latest_throws_first_when_not_every_goodbye_fits_its_transaction() -> None:
+    me, throwers = alice, {}
+    for index, phone in enumerate(_others(3)):
+        thrower = Player(phone, f"p{index}", f"p{index}", f"P{index}")
+        throwers[phone], me = _thrown(thrower, me, Move.ROCK, expires_at=NOW + DAY + index)
+    # Four records change (alice and three throwers): room for one goodbye, to the latest thrower.
+    decision = game.opt_out(ALICE, me, throwers, NOW, replace(LIMITS, max_opt_out_writes=5))
+    assert decision.replies == (Reply(_others(3)[2], replies.opponent_left("Alice")),)
+    assert set(decision.players) == {ALICE, *_others(3)}
+    everyone = game.opt_out(ALICE, me, throwers, NOW, replace(LIMITS, max_opt_out_writes=7))
+    assert [reply.to for reply in everyone.replies] == _others(3)
+
+
 def test_opt_out_skips_counterparts_that_are_gone_and_replies_nothing() -> None:
     thrower, _ = _thrown(alice, bob, Move.ROCK)
-    assert game.opt_out(ALICE, thrower, {BOB: None}) == Decision(
+    assert game.opt_out(ALICE, thrower, {BOB: None}, NOW, LIMITS) == Decision(
         players={ALICE: None}, release_nickname="allce"
     )
-    assert game.opt_out(ALICE, None, {}) == Decision()
+    assert game.opt_out(ALICE, None, {}, NOW, LIMITS) == Decision()
 
 
 def test_a_record_without_one_phone_keeps_the_others_and_pruning_drops_what_expired() -> None:

@@ -13,12 +13,15 @@ from serverless_rps.parsing import (
     OPT_OUT_WORDS,
     AnsweredByTwilio,
     ListGames,
+    LobbyThrow,
     OptIn,
     OptOut,
+    Rematch,
     ReplyOnly,
     SetNickname,
     ShowHelp,
     ShowScore,
+    ShowTop,
     Throw,
     is_valid_nickname,
     nickname_skeleton,
@@ -43,6 +46,14 @@ from serverless_rps.rules import Move
         ("rock bob", Throw(Move.ROCK, "bob")),
         ("throw bob rock", Throw(Move.ROCK, "bob")),
         ("games", ListGames()),
+        ("again paper", Rematch(Move.PAPER)),
+        ("throw rock", LobbyThrow(Move.ROCK)),
+        ("Rock", LobbyThrow(Move.ROCK)),
+        ("p rock", LobbyThrow(Move.ROCK)),
+        ("sc", LobbyThrow(Move.SCISSORS)),
+        ("TOP", ShowTop()),
+        ("leaders", ShowTop()),
+        ("Rematch  r", Rematch(Move.ROCK)),
         ("Score", ShowScore()),
         ("STOP", OptOut()),
         (" quit ", OptOut()),
@@ -67,9 +78,11 @@ def test_commands_are_case_insensitive_and_forgiving_of_spaces(body: str, comman
         ("nick Scissor", replies.nick_invalid()),
         ("nick bøb", replies.nick_invalid()),
         ("throw", replies.throw_usage()),
-        ("throw rock", replies.throw_usage()),
         ("throw lizard bob", replies.unknown_move()),
         ("throw rock b😀b", replies.unknown_player(None)),
+        ("again", replies.again_usage()),
+        ("again rock bob", replies.again_usage()),
+        ("again lizard", replies.unknown_move()),
         ("help nonsense", replies.unknown_help_topic()),
         ("hello there", replies.unknown_command()),
     ],
@@ -83,7 +96,7 @@ def test_stop_inside_a_sentence_is_not_an_opt_out() -> None:
 
 
 def test_nicknames_cannot_be_commands_or_moves() -> None:
-    for word in ("help", "Nick", "THROW", "games", "score", "stop", "rock", "pap", "sciss"):
+    for word in ("help", "Nick", "THROW", "games", "score", "stop", "rock", "pap", "sciss", "again"):
         assert not is_valid_nickname(word)
     assert is_valid_nickname("Rocky")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import inspect
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
@@ -23,6 +23,7 @@ ARGUMENT_STRATEGIES: dict[Any, st.SearchStrategy[Any]] = {
     Outcome: st.sampled_from(Outcome),
     int: st.integers(min_value=-99_999, max_value=99_999),
     str | None: st.none() | nicknames,
+    Sequence[tuple[str, int]]: st.lists(st.tuples(nicknames, st.integers(0, 99_999)), max_size=30),
 }
 REPLY_FUNCTIONS = {
     name: function
@@ -79,7 +80,7 @@ def test_worst_case_names_still_fit() -> None:
 
 
 def test_help_topics_cover_every_command() -> None:
-    for topic in ("nick", "name", "throw", "t", "play", "games", "score", "stop"):
+    for topic in ("nick", "name", "throw", "t", "play", "games", "score", "stop", "again", "top"):
         text = replies.help_topic(topic)
         assert text is not None
         assert replies.is_single_segment(text)

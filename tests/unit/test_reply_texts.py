@@ -75,6 +75,58 @@ CASES: list[tuple[str, Callable[[], str | None], str | None]] = [
         "bob has too many open challenges right now. Try again later.",
     ),
     (
+        "again usage",
+        replies.again_usage,
+        "To play your last opponent again, text AGAIN and a move, like: AGAIN paper",
+    ),
+    (
+        "no last opponent",
+        replies.no_last_opponent,
+        "You haven't finished a game yet, so there's no one to play again. THROW <move> <nick>",
+    ),
+    (
+        "last opponent gone",
+        lambda: replies.last_opponent_gone("bob"),
+        "bob isn't playing under that name any more. Challenge someone: THROW <move> <nick>",
+    ),
+    (
+        "nobody on top",
+        lambda: replies.top([]),
+        "No one has won a game yet. Be the first: THROW <move> <nick>",
+    ),
+    (
+        "top three",
+        lambda: replies.top([("alice", 12), ("bob", 10), ("carol", 10)]),
+        "Top players by wins: 1. alice 12, 2. bob 10, 3. carol 10",
+    ),
+    (
+        # 149 characters with five 15-letter names and 5-digit wins: a sixth would pass 160.
+        "as many leaders as fit",
+        lambda: replies.top([(name, 99999) for name in FIFTEEN]),
+        "Top players by wins: "
+        + ", ".join(f"{rank}. {name} 99999" for rank, name in enumerate(FIFTEEN[:5], start=1)),
+    ),
+    (
+        "lobby waiting",
+        lambda: replies.lobby_waiting(Move.ROCK),
+        "You threw rock for a stranger. I'll text you when someone plays you.",
+    ),
+    (
+        "lobby already waiting",
+        lambda: replies.lobby_already_waiting(Move.PAPER),
+        "You're already waiting for a stranger with paper. I'll text you when someone plays.",
+    ),
+    (
+        "lobby result",
+        lambda: replies.lobby_result(Outcome.WIN, Move.PAPER, Move.ROCK, "bob"),
+        "A stranger played you: bob. You won! Your paper beat bob's rock. SCORE for totals.",
+    ),
+    (
+        "opponent left",
+        lambda: replies.opponent_left("alice"),
+        "alice has left the game, so your throw at them is off. Text GAMES to see your games.",
+    ),
+    (
         "throw waiting",
         lambda: replies.throw_waiting("bob", Move.PAPER),
         "You threw paper at bob. I'll text you when they answer.",
@@ -146,12 +198,12 @@ CASES: list[tuple[str, Callable[[], str | None], str | None]] = [
         "help",
         replies.help_overview,
         "Rock-paper-scissors by SMS! NICK <name> to join, THROW <move> <nick> to play "
-        "(rock, paper or scissors), GAMES, SCORE. HELP <command> for more.",
+        "(no nick: a stranger), AGAIN <move>, GAMES, SCORE, TOP. HELP <command> for more.",
     ),
     (
         "unknown help topic",
         replies.unknown_help_topic,
-        "There's no help on that. Commands: NICK, THROW, GAMES, SCORE, STOP. Text HELP for more.",
+        "There's no help on that. Commands: NICK, THROW, AGAIN, GAMES, SCORE, TOP, STOP. Text HELP for more.",
     ),
     ("help on nothing", lambda: replies.help_topic("dance"), None),
 ]
@@ -167,11 +219,15 @@ def test_the_reply_says(call: Callable[[], str | None], expected: str | None) ->
     [
         ("nick", "NICK <name> sets your nickname"),
         ("NAME", "NICK <name> sets your nickname"),
-        ("throw", "THROW <move> <nick> plays a nickname."),
+        ("throw", "THROW <move> <nick> plays a nickname; THROW <move> alone plays a stranger."),
         ("t", "THROW <move> <nick>"),
         ("Play", "THROW <move> <nick>"),
         ("p", "THROW <move> <nick>"),
         ("games", "GAMES lists whom you are waiting on"),
+        ("top", "TOP shows the players with the most wins"),
+        ("leaders", "TOP shows the players with the most wins"),
+        ("again", "AGAIN <move> plays the last player you played again"),
+        ("rematch", "AGAIN <move> plays the last player you played again"),
         ("score", "SCORE shows your wins, losses, ties"),
         ("stop", "STOP deletes your data"),
         ("quit", "STOP deletes your data"),

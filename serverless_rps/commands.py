@@ -1,0 +1,325 @@
+"""Each command as data: what it reads without a lock, whom it locks, what it checks once the locks
+are held, and which pure `game` function decides. `processing` walks one of these descriptions
+for every message and has no branch per command, so the protocol (claim, ordered locks, one
+commit, outbox) is the same code for all of them; a new command is a parser case, a decision
+function in `game` and its replies, and one row in `COMMANDS`.
+
+No I/O here either: the lock-free reads go through the `Reads` port the processor passes in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from serverless_rps import game, replies
+from serverless_rps.exceptions import StaleRead
+from serverless_rps.game import LEADERBOARD, LOBBY, Decision, Limits, Lobby, Player, SharedRecord
+from serverless_rps.parsing import (
+    AnsweredByTwilio,
+    Command,
+    ListGames,
+    LobbyThrow,
+    OptIn,
+    OptOut,
+    Rematch,
+    ReplyOnly,
+    SetNickname,
+    ShowHelp,
+    ShowScore,
+    ShowTop,
+    Throw,
+)
+
+__all__ = ["COMMANDS", "CommandSpec", "Facts", "Lookup", "Reads", "spec_for"]
+
+
+class Reads(Protocol):
+    """The reads a command may make without holding a lock (`ports.GameStore` has them all)."""
+
+    def nickname_owner(self, nickname: str) -> str | None: ...
+
+    def get_player(self, phone: str) -> Player | None: ...
+
+    def get_players(self, phones: Sequence[str]) -> dict[str, Player]: ...
+
+    def get_shared(self, key: str) -> SharedRecord: ...
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """What the lock-free reads found: the phones to lock besides the sender, and what the
+    decision or the staleness check needs to know of the read (a nickname's owner)."""
+
+    lock: tuple[str, ...] = ()
+    owner: str | None = None
+    # The nickname key `owner` was looked up for: the locked owner must still hold it.
+    nickname: str | None = None
+    # Shared records read without a lock (`top` reads the leaderboard and locks nothing but itself).
+    shared: Mapping[str, SharedRecord] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What a decision sees: the locked records as read with their leases, and lock-free reads."""
+
+    sender: str
+    locked: Mapping[str, Player | None]
+    lookup: Lookup
+    now: float
+    limits: Limits
+    new_id: Callable[[], str]
+    # The sender's counterparts read without a lock after the locks (only when a spec asks).
+    counterparts: Mapping[str, Player] = field(default_factory=dict)
+    # The shared records locked after the players (`CommandSpec.then_lock`), by key.
+    shared: Mapping[str, SharedRecord] = field(default_factory=dict)
+
+    @property
+    def me(self) -> Player | None:
+        return self.locked[self.sender]
+
+
+def _reads_nothing(command: Any, sender: str, reads: Reads) -> Lookup:
+    return Lookup()
+
+
+def _nothing_to_check(command: Any, facts: Facts) -> None:
+    return None
+
+
+def _no_shared_records(command: Any, facts: Facts) -> tuple[str, ...]:
+    return ()
+
+
+@dataclass(frozen=True)
+class CommandSpec[C]:
+    """One command's needs. `look_up` runs before any lock; `check` runs once every lock is held
+    and raises StaleRead when a lock-free read no longer holds (the processor starts over);
+    `decide` is pure."""
+
+    decide: Callable[[C, Facts], Decision]
+    look_up: Callable[[C, str, Reads], Lookup] = _reads_nothing
+    check: Callable[[C, Facts], None] = _nothing_to_check
+    # Shared records (`game.LEADERBOARD`) to lock once the players are held and checked, when the
+    # locked records say the decision will change them. Their keys sort after every phone, so
+    # locking them last keeps the one canonical order.
+    then_lock: Callable[[C, Facts], tuple[str, ...]] = _no_shared_records
+    # Runs once the shared records are locked too: StaleRead when one no longer holds what the
+    # lock-free read of it said (the processor starts over).
+    check_shared: Callable[[C, Facts], None] = _nothing_to_check
+    # Read the sender's counterparts' records (lock-free) once the sender is locked: its record,
+    # as locked, says who they are.
+    reads_counterparts: bool = False
+    # Remove the sender's number from outboxes still waiting to send to it (an opt-out's erasure),
+    # after the locks and before the commit.
+    erases_sender: bool = False
+
+
+# -- throw at a nickname --------------------------------------------------------------------------
+
+
+def _opponent_by_nickname(nickname: str | None, sender: str, reads: Reads) -> Lookup:
+    owner = reads.nickname_owner(nickname) if nickname is not None else None
+    # Nothing changes on a throw at nobody or at yourself but the sender's reply budget.
+    return Lookup(
+        lock=(owner,) if owner is not None and owner != sender else (), owner=owner, nickname=nickname
+    )
+
+
+def _nickname_still_owned(command: object, facts: Facts) -> None:
+    for phone in facts.lookup.lock:
+        opponent = facts.locked[phone]
+        if opponent is None or opponent.nickname != facts.lookup.nickname:
+            raise StaleRead("the nickname moved to another phone after the lookup")
+
+
+def _opponent(facts: Facts) -> Player | None:
+    owner = facts.lookup.owner
+    return facts.me if owner == facts.sender else facts.locked.get(owner) if owner is not None else None
+
+
+def _leaderboard_if_it_resolves(command: object, facts: Facts) -> tuple[str, ...]:
+    # The locks on both players freeze whether it resolves: a throw at me is written only under mine.
+    return (LEADERBOARD,) if game.resolves(facts.me, _opponent(facts), facts.now) else ()
+
+
+def _board(facts: Facts) -> game.Leaderboard | None:
+    board = facts.shared.get(LEADERBOARD)
+    return board if isinstance(board, game.Leaderboard) else None
+
+
+def _board_as_read(facts: Facts) -> game.Leaderboard | None:
+    board = facts.lookup.shared.get(LEADERBOARD)
+    return board if isinstance(board, game.Leaderboard) else None
+
+
+def _throw_decide(command: Throw, facts: Facts) -> Decision:
+    return game.throw(
+        facts.sender, facts.me, _opponent(facts), command, facts.now, facts.limits, _board(facts)
+    )
+
+
+# -- rematch --------------------------------------------------------------------------------------
+
+
+def _rematch_look_up(command: Rematch, sender: str, reads: Reads) -> Lookup:
+    """The sender's record names the last opponent (no phone: see `game.LastOpponent`); their
+    nickname then gives the phone to lock."""
+    me = reads.get_player(sender)
+    last = me.last_opponent if me is not None else None
+    return _opponent_by_nickname(last.nickname if last is not None else None, sender, reads)
+
+
+def _rematch_check(command: Rematch, facts: Facts) -> None:
+    me = facts.me
+    last = me.last_opponent if me is not None else None
+    if (last.nickname if last is not None else None) != facts.lookup.nickname:
+        raise StaleRead("the last opponent changed after the lookup")
+    _nickname_still_owned(command, facts)
+
+
+def _rematch_decide(command: Rematch, facts: Facts) -> Decision:
+    return game.rematch(
+        facts.sender, facts.me, _opponent(facts), command, facts.now, facts.limits, _board(facts)
+    )
+
+
+# -- a throw at a stranger (the lobby) -------------------------------------------------------------
+
+
+def _lobby(facts: Facts) -> Lobby | None:
+    lobby = facts.shared.get(LOBBY)
+    return lobby if isinstance(lobby, Lobby) else None
+
+
+def _lobby_as_read(facts: Facts) -> Lobby:
+    lobby = facts.lookup.shared.get(LOBBY)
+    return lobby if isinstance(lobby, Lobby) else Lobby()
+
+
+def _lobby_look_up(command: LobbyThrow, sender: str, reads: Reads) -> Lookup:
+    """Read the lobby without a lock; lock whoever waits there (another phone) with the sender."""
+    lobby = reads.get_shared(LOBBY)
+    assert isinstance(lobby, Lobby)
+    waiting = lobby.waiting
+    # An expired entry is locked too if it is someone else's: harmless, and what the read saw.
+    return Lookup(
+        lock=(waiting.phone,) if waiting is not None and waiting.phone != sender else (),
+        shared={LOBBY: lobby},
+    )
+
+
+def _lobby_then_lock(command: LobbyThrow, facts: Facts) -> tuple[str, ...]:
+    if facts.me is None:
+        return ()  # an unregistered phone is only told to register: no shared lock for that
+    # A pairing is a result: the leaderboard too, before the lobby (both sort after every phone).
+    pairs = game.lobby_pairs(facts.me, _lobby_as_read(facts), facts.now)
+    return (LEADERBOARD, LOBBY) if pairs else (LOBBY,)
+
+
+def _lobby_unchanged(command: LobbyThrow, facts: Facts) -> None:
+    if facts.me is not None and _lobby(facts) != _lobby_as_read(facts):
+        raise StaleRead("someone else's lobby throw came first")
+
+
+def _lobby_decide(command: LobbyThrow, facts: Facts) -> Decision:
+    lobby = _lobby(facts) or Lobby()
+    waiting = lobby.waiting
+    stranger = (
+        facts.locked.get(waiting.phone) if waiting is not None and waiting.phone != facts.sender else None
+    )
+    return game.lobby_throw(
+        facts.sender, facts.me, stranger, lobby, command.move, facts.now, facts.limits, _board(facts)
+    )
+
+
+# -- opt-out --------------------------------------------------------------------------------------
+
+
+def _opt_out_look_up(command: OptOut, sender: str, reads: Reads) -> Lookup:
+    """Every record that mentions the phone is listed in its own record (see `game`)."""
+    before = reads.get_player(sender)
+    return Lookup(lock=tuple(before.counterpart_phones()) if before else ())
+
+
+def _shared_records_holding_me(command: OptOut, facts: Facts) -> tuple[str, ...]:
+    # `ranked` and `in_lobby` are set only under the player's own lock, which we hold: they
+    # cannot change now.
+    me = facts.me
+    if me is None:
+        return ()
+    return (*((LEADERBOARD,) if me.ranked else ()), *((LOBBY,) if me.in_lobby else ()))
+
+
+def _opt_out_check(command: OptOut, facts: Facts) -> None:
+    me = facts.me
+    if me is not None and not set(me.counterpart_phones()) <= {facts.sender, *facts.lookup.lock}:
+        raise StaleRead("a game with a new counterpart began after the lookup")
+
+
+# -- the table ------------------------------------------------------------------------------------
+
+
+COMMANDS: Mapping[type[Any], CommandSpec[Any]] = {
+    Throw: CommandSpec[Throw](
+        decide=_throw_decide,
+        look_up=lambda command, sender, reads: _opponent_by_nickname(command.opponent_key, sender, reads),
+        check=_nickname_still_owned,
+        then_lock=_leaderboard_if_it_resolves,
+    ),
+    Rematch: CommandSpec[Rematch](
+        decide=_rematch_decide,
+        look_up=_rematch_look_up,
+        check=_rematch_check,
+        then_lock=_leaderboard_if_it_resolves,
+    ),
+    LobbyThrow: CommandSpec[LobbyThrow](
+        decide=_lobby_decide,
+        look_up=_lobby_look_up,
+        then_lock=_lobby_then_lock,
+        check_shared=_lobby_unchanged,
+    ),
+    ShowTop: CommandSpec[ShowTop](
+        decide=lambda command, facts: game.show_top(facts.sender, _board_as_read(facts)),
+        look_up=lambda command, sender, reads: Lookup(shared={LEADERBOARD: reads.get_shared(LEADERBOARD)}),
+    ),
+    SetNickname: CommandSpec[SetNickname](
+        decide=lambda command, facts: game.set_nickname(
+            facts.sender, facts.me, command, facts.lookup.owner, facts.new_id()
+        ),
+        look_up=lambda command, sender, reads: Lookup(owner=reads.nickname_owner(command.key)),
+    ),
+    OptOut: CommandSpec[OptOut](
+        decide=lambda command, facts: game.opt_out(
+            facts.sender, facts.me, facts.locked, facts.now, facts.limits, _board(facts), _lobby(facts)
+        ),
+        look_up=_opt_out_look_up,
+        check=_opt_out_check,
+        then_lock=_shared_records_holding_me,
+        erases_sender=True,
+    ),
+    ListGames: CommandSpec[ListGames](
+        decide=lambda command, facts: game.list_games(facts.sender, facts.me, facts.counterparts, facts.now),
+        reads_counterparts=True,
+    ),
+    ShowScore: CommandSpec[ShowScore](decide=lambda command, facts: game.show_score(facts.sender, facts.me)),
+    ShowHelp: CommandSpec[ShowHelp](
+        decide=lambda command, facts: game.reply_only(facts.sender, command.text)
+    ),
+    ReplyOnly: CommandSpec[ReplyOnly](
+        decide=lambda command, facts: game.reply_only(facts.sender, command.text)
+    ),
+    OptIn: CommandSpec[OptIn](
+        decide=lambda command, facts: game.reply_only(facts.sender, replies.welcome_back())
+    ),
+    # Twilio has answered with the operator's own text: nothing more to say or change.
+    AnsweredByTwilio: CommandSpec[AnsweredByTwilio](decide=lambda command, facts: Decision()),
+}
+
+
+def spec_for(command: Command) -> CommandSpec[Any]:
+    spec = COMMANDS.get(type(command))
+    if spec is None:
+        raise TypeError(f"no description for {command!r}")
+    return spec
