@@ -120,6 +120,7 @@ def test_a_new_phone_says_what_to_text_until_it_has_texted(page_url: str, page: 
     expect(hint).to_contain_text("help")
     expect(hint).to_contain_text("nick yourname")
     expect(hint).to_contain_text("throw rock <nick>")
+    expect(hint).to_contain_text("again, top")
     hint.get_by_text("help", exact=True).click()
     expect(phone.get_by_test_id("compose")).to_have_value("help")
 
