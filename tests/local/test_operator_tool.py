@@ -26,9 +26,9 @@ def _variables(path: Path) -> dict[str, str]:
     return {name: shlex.split(value)[0] if value else "" for name, value in pairs}
 
 
-def _admin(variables: dict[str, str], *argv: str) -> Any:
-    result = subprocess.run(
-        [sys.executable, "-m", "serverless_rps.admin", "--json", *argv],
+def _run_admin(variables: dict[str, str], *argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "serverless_rps.admin", *argv],
         cwd=REPO,
         env={"PATH": os.environ.get("PATH", ""), **variables},
         capture_output=True,
@@ -36,6 +36,10 @@ def _admin(variables: dict[str, str], *argv: str) -> Any:
         timeout=120,
         check=False,
     )
+
+
+def _admin(variables: dict[str, str], *argv: str) -> Any:
+    result = _run_admin(variables, "--json", *argv)
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
 
@@ -71,15 +75,7 @@ def test_a_stuck_outbox_and_a_dead_letter_are_found_and_repaired(tmp_path: Path)
 
 
 def _admin_fails(variables: dict[str, str], *argv: str) -> str:
-    result = subprocess.run(
-        [sys.executable, "-m", "serverless_rps.admin", *argv],
-        cwd=REPO,
-        env={"PATH": os.environ.get("PATH", ""), **variables},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    result = _run_admin(variables, *argv)
     assert result.returncode == 2, result.stdout + result.stderr
     return result.stderr
 
