@@ -90,7 +90,19 @@ _WAITING_PREFIX = _common_prefix(
 _CHALLENGED_MARK = replies.challenged("zzz").split("zzz", 1)[1][:30]
 
 
+# A game played through the lobby (a throw with no nickname) names the stranger first, then reads
+# as any result.
+_LOBBY_PREFIX = replies.lobby_result(Outcome.TIE, Move.ROCK, Move.ROCK, "zzz").split("zzz", 1)[0]
+
+
+def _is_lobby_result(body: str) -> bool:
+    return body.startswith(_LOBBY_PREFIX)
+
+
 def _result_outcome(body: str) -> Outcome | None:
+    if _is_lobby_result(body):
+        # Nicknames hold no ". ", so the result begins after the first one.
+        body = body[len(_LOBBY_PREFIX) :].split(". ", 1)[-1]
     for outcome, headline in _HEADLINES.items():
         if headline and body.startswith(headline):
             return outcome
@@ -281,6 +293,7 @@ def _check_exactly_once(record: SoakRecord, verdict: Verdict) -> None:
     results: dict[str, Counter[Outcome]] = defaultdict(Counter)
     waiting: Counter[frozenset[str]] = Counter()
     resolved: Counter[frozenset[str]] = Counter()
+    lobby_games = 0
     for item in record.idempotency.values():
         if item["status"] != "COMPLETED":
             continue
@@ -289,9 +302,14 @@ def _check_exactly_once(record: SoakRecord, verdict: Verdict) -> None:
         for to, outcome in scored:
             results[to][outcome] += 1
         phones = frozenset(to for to, _, _ in item["outbox"])
-        if len(scored) == 2 and len(phones) == 2:
-            resolved[phones] += 1
         bodies = [body for _, _, body in item["outbox"]]
+        if len(scored) == 2 and len(phones) == 2:
+            # A lobby game pairs whoever waited: no named throw waited for it, so it is checked
+            # through the players' scores only (each result once), not against a pair's throws.
+            if any(_is_lobby_result(body) for body in bodies):
+                lobby_games += 1
+            else:
+                resolved[phones] += 1
         if any(body.startswith(_WAITING_PREFIX) for body in bodies) and any(
             _CHALLENGED_MARK in body for body in bodies
         ):
@@ -324,6 +342,7 @@ def _check_exactly_once(record: SoakRecord, verdict: Verdict) -> None:
                 f"{pending} still pending"
             )
     verdict.figures["games resolved (all players)"] = sum(resolved.values())
+    verdict.figures["games played through the lobby"] = lobby_games
     verdict.figures["games resolved between stable players (checked exactly once)"] = games_resolved
 
 

@@ -254,3 +254,35 @@ def test_an_outbox_is_known_from_the_attempt_that_leased_it_when_its_commit_was_
 
     assert outboxes["SMa"] == [tuple(read_at_lease[0])]
     assert outboxes["SMb"] == [tuple(as_committed[0])]
+
+
+def _with_a_lobby_game(record: SoakRecord, *, alice_ties: int) -> SoakRecord:
+    """Alice and Bob also met through the lobby (throws with no nickname) and tied."""
+    alice_tied = replies.lobby_result(Outcome.TIE, Move.ROCK, Move.ROCK, "bob")
+    bob_tied = replies.lobby_result(Outcome.TIE, Move.ROCK, Move.ROCK, "alice")
+    record.inbound["SM3"] = Inbound("SM3", ALICE, "rock", "junk", 9.0)
+    record.idempotency["SM3"] = {
+        "status": "COMPLETED",
+        "outbox": [(ALICE, BOT, alice_tied), (BOB, BOT, bob_tied)],
+        "delivered": {0: "SMe", 1: "SMf"},
+    }
+    record.sms += [
+        {"sid": "SMe", "to": ALICE, "from": BOT, "body": alice_tied, "at": 10.0},
+        {"sid": "SMf", "to": BOB, "from": BOT, "body": bob_tied, "at": 10.1},
+    ]
+    record.worker_events += _events(100, "SM3", [("SMe", ALICE, alice_tied), ("SMf", BOB, bob_tied)], 9.5)
+    record.players[ALICE]["ties"] = {"N": str(alice_ties)}
+    record.players[BOB]["ties"] = {"N": "1"}
+    return record
+
+
+def test_a_game_played_through_the_lobby_counts_in_both_players_results() -> None:
+    verdict = check(_with_a_lobby_game(clean_record(), alice_ties=1))
+    assert verdict.violations == []
+    assert verdict.figures["games played through the lobby"] == 1
+    assert verdict.figures["games resolved between stable players (checked exactly once)"] == 1
+
+
+def test_a_lobby_game_scored_twice_is_a_violation() -> None:
+    violations = check(_with_a_lobby_game(clean_record(), alice_ties=2)).violations
+    assert any("wins/losses/ties (1, 0, 2)" in violation for violation in violations), violations
