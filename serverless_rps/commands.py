@@ -144,14 +144,14 @@ def _leaderboard_if_it_resolves(command: object, facts: Facts) -> tuple[str, ...
     return (LEADERBOARD,) if game.resolves(facts.me, _opponent(facts), facts.now) else ()
 
 
+def _shared[R: SharedRecord](records: Mapping[str, SharedRecord], key: str, kind: type[R]) -> R | None:
+    """The shared record `key` (locked: `facts.shared`; read without a lock: `lookup.shared`)."""
+    record = records.get(key)
+    return record if isinstance(record, kind) else None
+
+
 def _board(facts: Facts) -> game.Leaderboard | None:
-    board = facts.shared.get(LEADERBOARD)
-    return board if isinstance(board, game.Leaderboard) else None
-
-
-def _board_as_read(facts: Facts) -> game.Leaderboard | None:
-    board = facts.lookup.shared.get(LEADERBOARD)
-    return board if isinstance(board, game.Leaderboard) else None
+    return _shared(facts.shared, LEADERBOARD, game.Leaderboard)
 
 
 def _throw_decide(command: Throw, facts: Facts) -> Decision:
@@ -189,13 +189,11 @@ def _rematch_decide(command: Rematch, facts: Facts) -> Decision:
 
 
 def _lobby(facts: Facts) -> Lobby | None:
-    lobby = facts.shared.get(LOBBY)
-    return lobby if isinstance(lobby, Lobby) else None
+    return _shared(facts.shared, LOBBY, Lobby)
 
 
 def _lobby_as_read(facts: Facts) -> Lobby:
-    lobby = facts.lookup.shared.get(LOBBY)
-    return lobby if isinstance(lobby, Lobby) else Lobby()
+    return _shared(facts.lookup.shared, LOBBY, Lobby) or Lobby()
 
 
 def _lobby_look_up(command: LobbyThrow, sender: str, reads: Reads) -> Lookup:
@@ -281,7 +279,9 @@ COMMANDS: Mapping[type[Any], CommandSpec[Any]] = {
         check_shared=_lobby_unchanged,
     ),
     ShowTop: CommandSpec[ShowTop](
-        decide=lambda command, facts: game.show_top(facts.sender, _board_as_read(facts)),
+        decide=lambda command, facts: game.show_top(
+            facts.sender, _shared(facts.lookup.shared, LEADERBOARD, game.Leaderboard)
+        ),
         look_up=lambda command, sender, reads: Lookup(shared={LEADERBOARD: reads.get_shared(LEADERBOARD)}),
     ),
     SetNickname: CommandSpec[SetNickname](

@@ -27,6 +27,7 @@ from serverless_rps.rules import Move, Outcome, play
 __all__ = [
     "LEADERBOARD",
     "LOBBY",
+    "SHARED_KEY_PREFIX",
     "Challenge",
     "Decision",
     "LastOpponent",
@@ -39,6 +40,7 @@ __all__ = [
     "Ranking",
     "Reply",
     "SharedRecord",
+    "is_shared_key",
     "list_games",
     "lobby_pairs",
     "lobby_throw",
@@ -134,8 +136,14 @@ class Player:
 # Shared records live in the game-state table beside the players, under keys no phone can have.
 # They sort after every E.164 number ("+..."), so a message locks them last, once the players it
 # holds say it must: the canonical lock order (players ascending, then shared records) holds.
-LEADERBOARD = "~leaderboard"
-LOBBY = "~lobby"
+SHARED_KEY_PREFIX = "~"
+LEADERBOARD = SHARED_KEY_PREFIX + "leaderboard"
+LOBBY = SHARED_KEY_PREFIX + "lobby"
+
+
+def is_shared_key(key: str) -> bool:
+    """A shared record's key, not a phone's: no E.164 number starts with `~`."""
+    return key.startswith(SHARED_KEY_PREFIX)
 
 
 @dataclass(frozen=True)

@@ -61,6 +61,7 @@ from serverless_rps.game import (
     Player,
     Ranking,
     SharedRecord,
+    is_shared_key,
     shared_record,
 )
 from serverless_rps.observability import logger, mask_phone
@@ -502,7 +503,7 @@ class DynamoGameStore:
                 held_until = float(held.get("expiration_epoch_timestamp", {}).get("N", now))
                 raise LockContended(f"player {mask_phone(phone)} is locked", held_until - now) from exc
         item = response["Attributes"]
-        if _is_shared(phone):
+        if is_shared_key(phone):
             return LockedPlayer(phone, lock_id, expires_at, None, None, _shared_from_item(phone, item))
         player = _player_from_item(item)
         # A phone with no player record keeps its reply budget on its contact record.
@@ -524,7 +525,7 @@ class DynamoGameStore:
         held = {":me": {"S": locked.lock_id}}
         with _translated("release a lock"):
             try:
-                if locked.player is None and not _is_shared(locked.phone):
+                if locked.player is None and not is_shared_key(locked.phone):
                     # The lock created this bare row; remove it rather than leave a stranger's row.
                     self._dynamodb.delete_item(
                         TableName=self._tables.game_state,
@@ -877,11 +878,6 @@ def _completed_record(key: str, item: dict[str, Any]) -> CompletedRecord:
     return CompletedRecord(
         key, outbox, delivered, float(lease.get("expires_at", {}).get("N", "0")), recipients
     )
-
-
-def _is_shared(key: str) -> bool:
-    """A shared record's key: no E.164 number starts with `~`."""
-    return key.startswith("~")
 
 
 def _shared_to_item(key: str, record: SharedRecord) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from serverless_rps import replies
+from serverless_rps.game import is_shared_key
 from serverless_rps.game_store import ERASED
 from serverless_rps.parsing import OptOut, parse
 from serverless_rps.rules import Move, Outcome
@@ -360,9 +361,9 @@ def _check_locks_and_nicknames(record: SoakRecord, verdict: Verdict) -> None:
                 verdict.violations.append(f"player {phone[-4:]} is still locked at the end")
             left += 1
         if "player_id" not in item:
-            # The leaderboard and the lobby (keys starting with `~`) are shared records, not rows a
-            # killed worker left for a phone with no player.
-            bare += 0 if phone.startswith("~") else 1
+            # The leaderboard and the lobby are shared records, not rows a killed worker left for a
+            # phone with no player.
+            bare += 0 if is_shared_key(phone) else 1
             continue
         nickname = item["nickname"]["S"]
         if record.nicknames.get(nickname) != phone:

@@ -18,6 +18,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from serverless_rps.game import is_shared_key
 from tests.conftest import TABLES
 
 if TYPE_CHECKING:
@@ -153,7 +154,7 @@ def outcome(tables: Tables, labels: list[str], outboxes: dict[str, list[tuple[st
         entry = (waiting["phone_number"]["S"], waiting["move"]["S"]) if waiting else None
         # An empty shared record is the same state as a missing one: a lock that backed off
         # (a lobby throw that read a stale lobby) leaves the row it created.
-        if key.startswith("~") and (lines or entry):
+        if is_shared_key(key) and (lines or entry):
             shared.append((key, lines, entry))
     return Outcome(tuple(players), nicknames, tuple(replies), tuple(shared))
 
