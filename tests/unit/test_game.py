@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from serverless_rps import game, replies
 from serverless_rps.game import (
     LEADERBOARD,
@@ -220,12 +222,38 @@ def test_only_the_resolved_pair_leaves_the_records() -> None:
 # -- leaderboard -------------------------------------------------------------------------------------
 
 
-def test_a_resolved_game_puts_the_winner_on_the_board_and_marks_them_ranked() -> None:
+def test_only_a_throw_that_finishes_a_game_needs_the_leaderboard() -> None:
+    bob_threw, alice_challenged = _thrown(bob, alice, Move.ROCK)
+    assert game.resolves(alice_challenged, bob_threw, NOW)
+    assert not game.resolves(alice, bob, NOW), "a first throw only waits"
+    expired, _ = _thrown(bob, alice, Move.ROCK, expires_at=NOW)
+    assert not game.resolves(alice_challenged, expired, NOW), "a throw expiring this very second is over"
+    at_old_alice, _ = _thrown(bob, replace(alice, player_id="alice-0"), Move.ROCK)
+    assert not game.resolves(alice_challenged, at_old_alice, NOW)
+    assert not game.resolves(None, bob_threw, NOW)
+    assert not game.resolves(alice, None, NOW)
+    assert not game.resolves(alice, alice, NOW)
+
+
+def test_a_resolved_game_puts_the_winner_on_the_board_and_marks_them_ranked_whichever_side_wins() -> None:
     thrower, challenged = _thrown(bob, alice, Move.ROCK)
-    decision = game.throw(ALICE, challenged, thrower, Throw(Move.PAPER, "bob"), NOW, LIMITS, Leaderboard())
-    assert decision.shared == {LEADERBOARD: Leaderboard((Ranking("alice-1", "Alice", 1, 0, NOW),))}
-    assert decision.players[ALICE].ranked
-    assert not decision.players[BOB].ranked, "no win, no line"
+    for answer, winner, loser in ((Move.PAPER, alice, bob), (Move.SCISSORS, bob, alice)):
+        decision = game.throw(ALICE, challenged, thrower, Throw(answer, "bob"), NOW, LIMITS, Leaderboard())
+        line = Ranking(winner.player_id, winner.display_name, 1, 0, NOW)
+        assert decision.shared == {LEADERBOARD: Leaderboard((line,))}
+        assert decision.players[winner.phone].ranked
+        assert not decision.players[loser.phone].ranked, "no win, no line"
+
+
+def test_a_first_win_below_a_full_boards_last_line_leaves_the_board_as_it_was_whoever_wins() -> None:
+    board = Leaderboard((Ranking("a", "A", 5, 0, NOW - 2), Ranking("b", "B", 4, 0, NOW - 1)))
+    limits = replace(LIMITS, leaderboard_size=2)
+    thrower, challenged = _thrown(bob, alice, Move.ROCK)
+    for answer in (Move.PAPER, Move.SCISSORS):  # alice wins, then bob does
+        decision = game.throw(ALICE, challenged, thrower, Throw(answer, "bob"), NOW, limits, board)
+        assert decision.shared == {LEADERBOARD: board}
+        assert not decision.players[ALICE].ranked
+        assert not decision.players[BOB].ranked
 
 
 def test_the_board_orders_by_wins_then_fewer_losses_then_who_got_there_first_and_keeps_its_size() -> None:
@@ -245,11 +273,14 @@ def test_opt_out_takes_the_players_line_off_the_board() -> None:
     assert decision.shared == {LEADERBOARD: Leaderboard((Ranking("bob-1", "Bob", 1, 1, NOW),))}
 
 
-def test_the_leaderboard_takes_a_goodbyes_place_in_the_opt_outs_transaction() -> None:
-    bob_threw, alice_challenged = _thrown(bob, replace(alice, ranked=True), Move.ROCK)
+def test_the_leaderboard_and_the_lobby_each_take_a_goodbyes_place_in_the_opt_outs_transaction() -> None:
+    bob_threw, alice_challenged = _thrown(bob, replace(alice, ranked=True, in_lobby=True), Move.ROCK)
+    lobby = Lobby(LobbyEntry(ALICE, "alice-1", "Alice", Move.PAPER, NOW + DAY))
     limits = replace(LIMITS, max_opt_out_writes=3)  # alice and bob: room for one more item
-    assert game.opt_out(ALICE, alice_challenged, {BOB: bob_threw}, NOW, limits).replies != ()
+    goodbye = (Reply(BOB, replies.opponent_left("Alice")),)
+    assert game.opt_out(ALICE, alice_challenged, {BOB: bob_threw}, NOW, limits).replies == goodbye
     assert game.opt_out(ALICE, alice_challenged, {BOB: bob_threw}, NOW, limits, Leaderboard()).replies == ()
+    assert game.opt_out(ALICE, alice_challenged, {BOB: bob_threw}, NOW, limits, lobby=lobby).replies == ()
 
 
 def test_top_lists_the_board_for_anyone() -> None:
@@ -261,10 +292,26 @@ def test_top_lists_the_board_for_anyone() -> None:
 # -- the lobby ---------------------------------------------------------------------------------------
 
 
+def test_shared_records_are_known_by_keys_no_phone_can_have_and_start_empty() -> None:
+    assert [game.is_shared_key(key) for key in (LEADERBOARD, LOBBY, ALICE)] == [True, True, False]
+    assert game.shared_record(LEADERBOARD) == Leaderboard()
+    assert game.shared_record(LOBBY) == Lobby()
+    with pytest.raises(ValueError, match="~scores"):
+        game.shared_record("~scores")
+
+
+def test_a_lobby_throw_from_a_phone_without_a_nickname_is_refused() -> None:
+    lobby = Lobby(LobbyEntry(BOB, "bob-1", "Bob", Move.ROCK, NOW + DAY))
+    assert game.lobby_throw(ALICE, None, bob, lobby, Move.PAPER, NOW, LIMITS) == game.reply_only(
+        ALICE, replies.not_registered()
+    )
+
+
 def test_a_lobby_throw_into_an_empty_or_expired_lobby_waits_there() -> None:
-    expired = Lobby(LobbyEntry(BOB, "bob-1", "Bob", Move.ROCK, NOW))
-    for lobby in (Lobby(), expired):
-        decision = game.lobby_throw(ALICE, alice, None, lobby, Move.PAPER, NOW, LIMITS)
+    # The processor locks whoever the lobby names, expired or not: bob's record is at hand.
+    expired = Lobby(LobbyEntry(BOB, "bob-1", "Bob", Move.ROCK, NOW))  # expires this very second
+    for lobby, stranger in ((Lobby(), None), (expired, replace(bob, in_lobby=True))):
+        decision = game.lobby_throw(ALICE, alice, stranger, lobby, Move.PAPER, NOW, LIMITS)
         assert decision == Decision(
             replies=(Reply(ALICE, replies.lobby_waiting(Move.PAPER)),),
             players={ALICE: replace(alice, in_lobby=True)},
@@ -280,17 +327,34 @@ def test_a_lobby_throw_plays_the_stranger_waiting_and_empties_the_lobby() -> Non
         Reply(ALICE, replies.lobby_result(Outcome.WIN, Move.PAPER, Move.ROCK, "Bob")),
         Reply(BOB, replies.lobby_result(Outcome.LOSS, Move.ROCK, Move.PAPER, "Alice")),
     )
-    assert decision.shared[LOBBY] == Lobby()
+    assert decision.shared == {
+        LOBBY: Lobby(),
+        LEADERBOARD: Leaderboard((Ranking("alice-1", "Alice", 1, 0, NOW),)),
+    }
     assert decision.players[BOB] == replace(bob, losses=1, streak=-1, last_opponent=LAST_WAS_ALICE)
-    assert decision.players[ALICE].wins == 1
+    assert decision.players[ALICE] == replace(
+        alice, wins=1, streak=1, last_opponent=LAST_WAS_BOB, ranked=True
+    )
 
 
-def test_a_lobby_game_leaves_a_pending_game_between_the_same_two_players_alone() -> None:
-    alice_threw, bob_challenged = _thrown(alice, bob, Move.SCISSORS)
+def test_a_lobby_throw_needs_the_leaderboard_only_when_a_live_stranger_waits() -> None:
+    bob_waits = Lobby(LobbyEntry(BOB, "bob-1", "Bob", Move.ROCK, NOW + 1))
+    assert game.lobby_pairs(alice, bob_waits, NOW)
+    assert not game.lobby_pairs(alice, bob_waits, NOW + 1), "the entry expires at its expiry time"
+    assert not game.lobby_pairs(alice, Lobby(), NOW)
+    assert not game.lobby_pairs(bob, bob_waits, NOW), "nobody plays themselves"
+    assert not game.lobby_pairs(None, bob_waits, NOW), "an unregistered phone is only told to register"
+
+
+def test_a_lobby_game_leaves_a_pending_game_between_the_same_two_players_alone_either_way() -> None:
     lobby = Lobby(LobbyEntry(BOB, "bob-1", "Bob", Move.ROCK, NOW + DAY))
-    decision = game.lobby_throw(ALICE, alice_threw, bob_challenged, lobby, Move.PAPER, NOW, LIMITS)
-    assert decision.players[ALICE].games == alice_threw.games
-    assert decision.players[BOB].challenges == bob_challenged.challenges
+    alice_threw, bob_challenged = _thrown(alice, bob, Move.SCISSORS)
+    bob_threw, alice_challenged = _thrown(bob, alice, Move.SCISSORS)
+    for me, stranger in ((alice_threw, bob_challenged), (alice_challenged, bob_threw)):
+        decision = game.lobby_throw(ALICE, me, stranger, lobby, Move.PAPER, NOW, LIMITS)
+        mine, theirs = decision.players[ALICE], decision.players[BOB]
+        assert (mine.games, mine.challenges) == (me.games, me.challenges)
+        assert (theirs.games, theirs.challenges) == (stranger.games, stranger.challenges)
 
 
 def test_a_lobby_throw_never_plays_yourself_or_someone_who_is_gone() -> None:
@@ -319,6 +383,16 @@ def test_again_throws_at_the_last_opponent_and_resolves_like_any_throw() -> None
     decision = game.rematch(ALICE, me, bob, Rematch(Move.PAPER), NOW, LIMITS)
     assert decision == game.throw(ALICE, me, bob, Throw(Move.PAPER, "Bob"), NOW, LIMITS)
     assert decision.replies[0] == Reply(ALICE, replies.throw_waiting("Bob", Move.PAPER))
+
+
+def test_again_that_answers_the_last_opponents_throw_finishes_the_game_on_the_leaderboard() -> None:
+    bob_threw, alice_challenged = _thrown(bob, replace(alice, last_opponent=LAST_WAS_BOB), Move.ROCK)
+    decision = game.rematch(
+        ALICE, alice_challenged, bob_threw, Rematch(Move.PAPER), NOW, LIMITS, Leaderboard()
+    )
+    assert decision.replies[0] == Reply(ALICE, replies.result(Outcome.WIN, Move.PAPER, Move.ROCK, "Bob"))
+    assert decision.shared == {LEADERBOARD: Leaderboard((Ranking("alice-1", "Alice", 1, 0, NOW),))}
+    assert decision.players[ALICE].ranked
 
 
 def test_again_with_no_finished_game_or_before_registering_is_explained() -> None:

@@ -107,6 +107,20 @@ CASES: list[tuple[str, Callable[[], str | None], str | None]] = [
         + ", ".join(f"{rank}. {name} 99999" for rank, name in enumerate(FIFTEEN[:5], start=1)),
     ),
     (
+        # The same five and a sixth whose line ends the text at exactly 160 characters: it shows.
+        "a sixth leader who just fits",
+        lambda: replies.top([*((name, 99999) for name in FIFTEEN[:5]), ("zed", 10)]),
+        "Top players by wins: "
+        + ", ".join(f"{rank}. {name} 99999" for rank, name in enumerate(FIFTEEN[:5], start=1))
+        + ", 6. zed 10",
+    ),
+    (
+        "a sixth leader one character too long",
+        lambda: replies.top([*((name, 99999) for name in FIFTEEN[:5]), ("zed", 100)]),
+        "Top players by wins: "
+        + ", ".join(f"{rank}. {name} 99999" for rank, name in enumerate(FIFTEEN[:5], start=1)),
+    ),
+    (
         "lobby waiting",
         lambda: replies.lobby_waiting(Move.ROCK),
         "You threw rock for a stranger. I'll text you when someone plays you.",
