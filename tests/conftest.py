@@ -11,8 +11,10 @@ tested against the local Twilio-compatible API (tests/protocol/test_sms_gateway.
 from __future__ import annotations
 
 import itertools
+import logging
 import os
 import re
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -27,6 +29,7 @@ from bench.environment import CONTACT_KEY, TABLES, create_tables, delete_tables
 from serverless_rps.exceptions import SmsPermanentlyRefused, SmsTemporarilyFailed
 from serverless_rps.game import Limits
 from serverless_rps.game_store import DynamoGameStore
+from serverless_rps.observability import logger
 from serverless_rps.parsing import nickname_skeleton
 from serverless_rps.ports import OutboundSms
 from serverless_rps.processing import InboundSms, MessageProcessor, Result
@@ -43,6 +46,16 @@ BOT_NUMBER = "+15550000000"
 ALICE = "+15551110001"
 BOB = "+15552220002"
 CAROL = "+15553330003"
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _game_logs_to_this_sessions_stdout() -> None:
+    """The game's logger keeps the stdout it was created with. mutmut runs pytest twice in one
+    process (collecting which tests reach which code, then a clean run), and by the second run
+    that stdout is the first run's closed capture: point the handler at this session's."""
+    handler = logger.registered_handler
+    if isinstance(handler, logging.StreamHandler):
+        handler.stream = sys.stdout  # not setStream(): it would flush the closed stream first
 
 
 @pytest.fixture(autouse=True)
