@@ -2,7 +2,7 @@
 
     make mutants                      # every group, then the table below
     .venv/bin/python scripts/mutants.py --group core --module rules
-    .venv/bin/python scripts/mutants.py --again   # after new tests: judge the survivors' functions again
+    .venv/bin/python scripts/mutants.py --again   # after new tests: judge the survivors again
 
 mutmut (https://github.com/boxed/mutmut) does the planting and the running. It copies the tree into
 `mutants/`, rewrites every function so that one mutant at a time can be switched on, records which
@@ -213,6 +213,16 @@ def refresh(group: Group, only: list[str]) -> Path:
     return where
 
 
+def changed_modules(group: Group, only: list[str]) -> set[str]:
+    """The modules to mutate whose code in the working tree differs from the group's copy."""
+    return {
+        module
+        for module in (only or group.modules)
+        if (ROOT / "serverless_rps" / f"{module}.py").read_bytes()
+        != (SCRATCH / group.name / "serverless_rps" / f"{module}.py").read_bytes()
+    }
+
+
 def toml_list(values: list[str]) -> str:
     return (
         "[" + ", ".join('"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"' for value in values) + "]"
@@ -252,19 +262,23 @@ def run_group(
         where = SCRATCH / group.name
         if not (where / "mutants").is_dir():
             raise SystemExit(f"nothing to run again: no earlier run of {group.name} in {where}")
-        # Every mutant of a function that had a survivor (its mutants anew if the function changed
-        # since: mutmut renumbers them then), and every mutant an interrupted run did not reach.
+        # Every survivor, and every mutant an interrupted run did not reach. In a module whose
+        # code changed since, every mutant of a function that had a survivor: mutmut mutates a
+        # changed function anew and renumbers its mutants, so a survivor's name may be another's.
         earlier = [m for m in results(where) if m.module in (only or group.modules)]
-        functions = {m.name.rsplit("__mutmut_", 1)[0] for m in earlier if m.status in JUDGED_ALIVE}
+        changed = changed_modules(group, only)
+        survivors = [m for m in earlier if m.status in JUDGED_ALIVE]
+        functions = {m.name.rsplit("__mutmut_", 1)[0] for m in survivors if m.module in changed}
+        names = {m.name for m in survivors if m.module not in changed}
         unjudged = {m.name for m in earlier if m.status not in KILLED | JUDGED_ALIVE}
         unjudged = {name for name in unjudged if name.rsplit("__mutmut_", 1)[0] not in functions}
         refresh(group, only)
         print(
-            f"[{group.name}] mutmut run again over {len(functions)} functions with survivors"
-            f" and {len(unjudged)} mutants not run yet",
+            f"[{group.name}] mutmut run again over {len(names)} survivors, every mutant of"
+            f" {len(functions)} changed functions with survivors and {len(unjudged)} mutants not run yet",
             flush=True,
         )
-        patterns = sorted(f"{function}__mutmut_*" for function in functions) + sorted(unjudged)
+        patterns = sorted(f"{function}__mutmut_*" for function in functions) + sorted(names | unjudged)
         for start in range(0, len(patterns), 400):
             mutmut(where, "run", *children, *patterns[start : start + 400])
     else:
@@ -334,7 +348,7 @@ def main() -> int:
     parser.add_argument(
         "--again",
         action="store_true",
-        help="reuse the last run's copy: judge again every mutant of each function that had a survivor",
+        help="reuse the last run's copy: judge the survivors again (all of a changed function's mutants)",
     )
     options = parser.parse_args()
     equivalents = load_equivalents()
