@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import boto3
+import freezegun
 import pytest
 from freezegun import freeze_time
 from moto import mock_aws
@@ -36,6 +37,10 @@ from serverless_rps.processing import InboundSms, MessageProcessor, Result
 from serverless_rps.reply_budget import BudgetPolicy
 from serverless_rps_local.dynamodb_local import DynamoDbEngine, DynamoDbLocal, selected_engine
 from serverless_rps_local.twilio_api import LocalTwilioApi
+
+# pytest's own clock measures how long each test took (--durations, and mutmut's ordering and
+# time limits, scripts/mutants.py): frozen, it reports days for a test that froze time ahead.
+freezegun.configure(extend_ignore_list=["_pytest.timing"])
 
 REGION = "us-east-1"
 LEASE_SECONDS = 25.0
