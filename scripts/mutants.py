@@ -250,7 +250,13 @@ def results(where: Path) -> list[Mutant]:
 
 
 def run_group(
-    group: Group, only: list[str], equivalents: list[Equivalent], *, again: bool, report_only: bool = False
+    group: Group,
+    only: list[str],
+    equivalents: list[Equivalent],
+    *,
+    again: bool,
+    survivors_only: bool = False,
+    report_only: bool = False,
 ) -> list[Mutant]:
     started = time.monotonic()
     children = ["--max-children", str(os.cpu_count() or 2)]
@@ -265,12 +271,16 @@ def run_group(
         # Every survivor, and every mutant an interrupted run did not reach. In a module whose
         # code changed since, every mutant of a function that had a survivor: mutmut mutates a
         # changed function anew and renumbers its mutants, so a survivor's name may be another's.
+        # A survivor already judged equivalent is not run again: no test can kill it.
         earlier = [m for m in results(where) if m.module in (only or group.modules)]
         changed = changed_modules(group, only)
         survivors = [m for m in earlier if m.status in JUDGED_ALIVE]
+        for mutant in survivors:
+            mutant.diff = mutmut(where, "show", mutant.name)
+        survivors = [m for m in survivors if m.module in changed or not equivalence(m, equivalents)]
         functions = {m.name.rsplit("__mutmut_", 1)[0] for m in survivors if m.module in changed}
         names = {m.name for m in survivors if m.module not in changed}
-        unjudged = {m.name for m in earlier if m.status not in KILLED | JUDGED_ALIVE}
+        unjudged = {m.name for m in earlier if m.status not in KILLED | JUDGED_ALIVE and not survivors_only}
         unjudged = {name for name in unjudged if name.rsplit("__mutmut_", 1)[0] not in functions}
         refresh(group, only)
         print(
@@ -291,15 +301,19 @@ def run_group(
         if mutant.status not in JUDGED_ALIVE:
             continue
         mutant.diff = mutmut(where, "show", mutant.name)
-        if only_keyword_case_changed(mutant):
-            mutant.equivalent_because = "DynamoDB expression keywords are case-insensitive"
-            continue
-        for equivalent in equivalents:
-            if equivalent.matches(mutant):
-                equivalent.used += 1
-                mutant.equivalent_because = equivalent.why
-                break
+        mutant.equivalent_because = equivalence(mutant, equivalents)
     return mutants
+
+
+def equivalence(mutant: Mutant, equivalents: list[Equivalent]) -> str | None:
+    """Why this surviving mutant cannot change behaviour, or None if nothing says it cannot."""
+    if only_keyword_case_changed(mutant):
+        return "DynamoDB expression keywords are case-insensitive"
+    for equivalent in equivalents:
+        if equivalent.matches(mutant):
+            equivalent.used += 1
+            return equivalent.why
+    return None
 
 
 def report(mutants: list[Mutant]) -> int:
@@ -350,6 +364,11 @@ def main() -> int:
         action="store_true",
         help="reuse the last run's copy: judge the survivors again (all of a changed function's mutants)",
     )
+    parser.add_argument(
+        "--survivors-only",
+        action="store_true",
+        help="with --again: leave the mutants an interrupted run did not reach for later",
+    )
     options = parser.parse_args()
     equivalents = load_equivalents()
     mutants: list[Mutant] = []
@@ -359,7 +378,14 @@ def main() -> int:
         only = [m for m in options.module if m in group.modules]
         if options.module and not only:
             continue
-        mutants += run_group(group, only, equivalents, again=options.again, report_only=options.report)
+        mutants += run_group(
+            group,
+            only,
+            equivalents,
+            again=options.again,
+            survivors_only=options.survivors_only,
+            report_only=options.report,
+        )
     for equivalent in equivalents:
         if equivalent.used == 0 and any(m.module == equivalent.module for m in mutants):
             print(f"note: no mutant matched an equivalent in {equivalent.module}: {equivalent.removed!r}")
