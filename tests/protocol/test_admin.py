@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import time
+from dataclasses import replace
 from typing import Any
 
 import boto3
@@ -27,7 +28,13 @@ CAROL = "+15550000003"
 
 @pytest.fixture
 def operator(deployed: Any) -> Operator:
-    return Operator.connect(locate.from_environment())
+    return _connected()
+
+
+def _connected(session: boto3.session.Session | None = None, **settings: Any) -> Operator:
+    """The tool as `--stack` or the environment would connect it; `settings` override what it
+    found. A test watches the tool's requests through handlers registered on `session` first."""
+    return Operator.connect(replace(locate.from_environment(), **settings), session)
 
 
 def _text(*messages: tuple[str, str, str]) -> dict[str, Any]:
@@ -114,6 +121,28 @@ def test_a_resend_racing_a_redelivery_waits_for_its_outbox_lease_and_never_doubl
     assert [m["body"] for m in twilio.sent_messages()].count(replies.challenged("alice")) == 1
 
 
+def test_a_resend_does_not_bring_back_a_contact_record_dynamodb_has_expired(
+    operator: Operator, twilio: LocalTwilioApi
+) -> None:
+    """A record and the contact records it names expire together, and DynamoDB's TTL deletes them
+    days late and in no set order (docs/privacy.md): a record the tool still lists may name a
+    contact record that is gone. Sending its replies must not write it again, as a record no TTL
+    would ever delete."""
+    sid = _a_reply_that_could_not_be_sent(twilio)
+    dynamodb = boto3.client("dynamodb", region_name=REGION)
+    dynamodb.delete_item(
+        TableName=TABLES.idempotency, Key={"messageId": {"S": operator.store.contact_id(BOB)}}
+    )
+
+    _admin(operator, "--yes", "outbox", "resend", sid)
+
+    assert [m["body"] for m in twilio.sent_messages() if m["to"] == BOB].count(
+        replies.challenged("alice")
+    ) == 1
+    items = dynamodb.scan(TableName=TABLES.idempotency)["Items"]
+    assert [item["messageId"]["S"] for item in items if "TTLEpochTimestamp" not in item] == []
+
+
 def test_resend_of_an_unknown_key_says_so_and_sends_nothing(
     operator: Operator, twilio: LocalTwilioApi
 ) -> None:
@@ -122,6 +151,18 @@ def test_resend_of_an_unknown_key_says_so_and_sends_nothing(
     assert status == 0
     assert json.loads(output)[0]["result"] == "no completed record with this key"
     assert twilio.sent_messages() == []
+
+
+def test_resend_of_a_key_that_holds_no_message_says_so(operator: Operator, twilio: LocalTwilioApi) -> None:
+    _register((ALICE, "alice"))
+    texts_before = len(twilio.sent_messages())
+    contact = operator.store.contact_id(ALICE)  # a record in the same table, with no status
+
+    status, output = _admin(operator, "--yes", "outbox", "resend", contact)
+
+    assert status == 0
+    assert json.loads(output) == [{"key": contact, "result": "no completed record with this key"}]
+    assert len(twilio.sent_messages()) == texts_before
 
 
 # -- dead letters ---------------------------------------------------------------------------------
@@ -201,6 +242,14 @@ def test_player_shows_games_challenges_and_replies_waiting(
     assert json.loads(_admin(operator, "player", CAROL)[1])["registered"] is False
 
 
+def test_player_shows_the_reply_budget_its_phone_has_spent(operator: Operator) -> None:
+    _register((ALICE, "alice"))  # one reply so far: her registration's
+
+    alice = json.loads(_admin(operator, "player", ALICE)[1])
+
+    assert alice["reply_budget"] == {"level": 1.0, "notified": False}
+
+
 # -- leases and erasure -----------------------------------------------------------------------------
 
 
@@ -245,7 +294,12 @@ def test_erase_removes_the_number_everywhere_without_texting_it(
     dynamodb = boto3.client("dynamodb", region_name=REGION)
     for table in (TABLES.game_state, TABLES.nickname, TABLES.idempotency):
         assert BOB not in json.dumps(dynamodb.scan(TableName=table)["Items"]), table
-    assert json.loads(_admin(operator, "player", ALICE)[1])["waiting_on"] == []
+    alice = json.loads(_admin(operator, "player", ALICE)[1])
+    assert alice["waiting_on"] == []
+    # The erasure is among the messages whose replies went to alice (in a scan, its key comes
+    # after the contact records: the listing skips those and goes on).
+    erasure = json.loads(output)["request"]
+    assert (erasure, "delivered") in [(row["key"], row["replies"]) for row in alice["recent_messages"]]
 
 
 def test_a_destructive_command_asks_first_and_does_nothing_unless_told_yes(
@@ -257,3 +311,79 @@ def test_a_destructive_command_asks_first_and_does_nothing_unless_told_yes(
 
     assert status == 1
     assert json.loads(_admin(operator, "player", ALICE)[1])["registered"] is True
+
+
+# -- how the tool reads the tables ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("argv", "misnamed", "step"),
+    [
+        (["player", ALICE], "game_state_table", "read a player"),
+        (["--yes", "outbox", "resend", "SM" + "0" * 32], "idempotency_table", "read a message record"),
+        (["status"], "idempotency_table", "scan a table"),
+        (["status"], "game_state_table", "scan a table"),
+    ],
+)
+def test_a_table_the_tool_cannot_reach_is_named_by_the_step_that_needed_it(
+    deployed: Any, capsys: pytest.CaptureFixture[str], argv: list[str], misnamed: str, step: str
+) -> None:
+    operator = _connected(**{misnamed: "no-such-table"})  # e.g. settings of another stack
+
+    status, output = _admin(operator, *argv)
+
+    assert (status, output) == (2, "")
+    error = f"error: DynamoDB refused to {step}: ResourceNotFoundException"
+    assert capsys.readouterr().err.splitlines()[-1] == error
+
+
+def test_every_read_the_tool_makes_is_strongly_consistent(deployed: Any, twilio: LocalTwilioApi) -> None:
+    """moto answers every read with the latest write; DynamoDB only when asked to. What the tool
+    reads decides what it resends and unlocks, and what the operator is told is stuck."""
+    sid = _a_reply_that_could_not_be_sent(twilio)
+    session = boto3.session.Session()
+    reads: list[tuple[str, bool]] = []
+
+    def note(params: dict[str, Any], model: Any, **_: Any) -> None:
+        requests = params["RequestItems"].values() if model.name == "BatchGetItem" else [params]
+        reads.extend((model.name, bool(request.get("ConsistentRead"))) for request in requests)
+
+    for operation in ("GetItem", "BatchGetItem", "Scan"):
+        session.events.register(f"provide-client-params.dynamodb.{operation}", note)
+    operator = _connected(session)
+    operator.store.lock(CAROL, "a-dead-lock", time.time() - 3600)
+
+    for argv in (["status"], ["player", BOB], ["--yes", "unlock", CAROL], ["--yes", "outbox", "resend", sid]):
+        assert _admin(operator, *argv)[0] == 0, argv
+
+    assert {operation for operation, _ in reads} == {"GetItem", "BatchGetItem", "Scan"}
+    assert all(consistent for _, consistent in reads), reads
+
+
+def test_status_reads_every_page_of_a_table_dynamodb_answers_in_pages(
+    deployed: Any, twilio: LocalTwilioApi
+) -> None:
+    """DynamoDB answers a Scan a page (1 MB) at a time, with the key to go on from. Here every page
+    holds one item: the stuck claim, the expired lease and the unsent replies are still all found."""
+    sid = _a_reply_that_could_not_be_sent(twilio)
+    session = boto3.session.Session()
+    pages: list[tuple[str, str]] = []
+
+    def one_item_per_page(params: dict[str, Any], **_: Any) -> None:
+        params["Limit"] = 1
+        page = (params["TableName"], json.dumps(params.get("ExclusiveStartKey"), sort_keys=True))
+        assert page not in pages, f"the scan of {page[0]} asked for a page it had read"
+        pages.append(page)
+
+    session.events.register("provide-client-params.dynamodb.Scan", one_item_per_page)
+    operator = _connected(session)
+    now = time.time()
+    operator.store.claim("SM" + "d" * 32, "a-dead-attempt", now - 3600)
+    operator.store.lock(CAROL, "a-dead-lock", now - 3600)
+
+    status = json.loads(_admin(operator, "status")[1])
+
+    assert [row["key"] for row in status["claims_stuck_in_progress"]] == ["SM" + "d" * 32]
+    assert [row["phone"] for row in status["leases_past_expiry"]] == [mask_phone(CAROL)]
+    assert [row["key"] for row in status["replies_not_sent"]] == [sid]
+    assert len(pages) > 2, "the two tables came a page at a time"

@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 import pytest
+from botocore.exceptions import ClientError, EndpointConnectionError
 
 from serverless_rps import replies
 from serverless_rps.exceptions import SmsTemporarilyFailed
@@ -17,6 +18,7 @@ from serverless_rps.game import LEADERBOARD
 from serverless_rps.game_store import ERASED
 from serverless_rps.rules import Move, Outcome
 from tests.conftest import ALICE, BOB, CAROL, TABLES, Game, transient_failure
+from tests.protocol.test_failure_visibility import json_log_lines
 
 STRANGER = "+15554440004"
 CHALLENGE_EXPIRY = 7 * 24 * 60 * 60
@@ -143,10 +145,54 @@ def test_a_reply_still_waiting_to_be_sent_is_erased_and_never_sent(game: Game) -
     assert bob_throw.idempotency_key not in contacts[game.store.contact_id(BOB)].get(
         "pending_replies", {}
     ).get("SS", [])
+    # Alice's own contact record stays (it keeps her reply budget), with nothing waiting for her.
+    assert "pending_replies" not in contacts[game.store.contact_id(ALICE)]
 
     game.processor.process(bob_throw)  # the redelivery finds nothing left to send to alice
     assert game.sms.to(ALICE) == [replies.nick_registered("alice")]
     assert game.sms.to(BOB).count(replies.throw_waiting("alice", Move.ROCK)) == 1
+
+
+@pytest.mark.parametrize(
+    ("failure", "named"),
+    [
+        (
+            lambda: ClientError(
+                {"Error": {"Code": "ThrottlingException", "Message": "slow down"}}, "UpdateItem"
+            ),
+            "ThrottlingException",
+        ),
+        (lambda: EndpointConnectionError(endpoint_url="http://dynamodb.invalid"), "EndpointConnectionError"),
+    ],
+    ids=["throttled", "unreachable"],
+)
+def test_a_contact_record_the_stop_cannot_update_is_logged_and_the_number_is_erased_all_the_same(
+    game: Game, failure: Any, named: str
+) -> None:
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    game.sms.fail_next(None, transient_failure())  # alice's notice of bob's throw waits in its outbox
+    with pytest.raises(SmsTemporarilyFailed):
+        game.text(BOB, "rock alice")
+    bob = game.store.contact_id(BOB)
+
+    def refuse_bobs_contact(params: dict[str, Any], **_: Any) -> None:
+        if params["Key"].get("messageId") == {"S": bob}:
+            raise failure()
+
+    # Alice's STOP leaves nothing to send in that outbox, and tells bob the game is off: each
+    # record then comes off bob's pending replies, a tidy-up that may fail without failing the STOP.
+    game.dynamodb.meta.events.register("provide-client-params.dynamodb.UpdateItem", refuse_bobs_contact)
+    try:
+        with json_log_lines() as lines:
+            game.text(ALICE, "STOP")
+    finally:
+        game.dynamodb.meta.events.unregister("provide-client-params.dynamodb.UpdateItem", refuse_bobs_contact)
+
+    assert _items_holding(game, ALICE) == []
+    assert game.sms.last(BOB) == replies.opponent_left("alice")
+    warnings = [line for line in lines if line["message"] == "could not update a contact's pending replies"]
+    assert warnings, "the tidy-up that failed is logged"
+    assert all(line["level"] == "WARNING" and named in line["error"] for line in warnings), warnings
 
 
 def test_a_stop_after_its_own_reply_went_out_erases_it_and_the_others_still_get_theirs(game: Game) -> None:
@@ -166,6 +212,12 @@ def test_a_stop_after_its_own_reply_went_out_erases_it_and_the_others_still_get_
     game.processor.process(bob_throw)  # the redelivery still brings alice her challenge, once
     assert game.sms.to(ALICE).count(replies.challenged("bob")) == 1
     assert _items_holding(game, BOB) == []
+    # Its last delivery drops the outbox; what stays names alice alone (a keyed hash), not the
+    # erased entry as if it were a recipient.
+    done = next(
+        item for item in game.items(TABLES.idempotency) if item["messageId"]["S"] == bob_throw.idempotency_key
+    )
+    assert done["recipients"]["SS"] == [game.store.contact_id(ALICE)]
 
 
 def test_a_delivered_record_keeps_only_what_a_redelivery_needs(game: Game) -> None:
@@ -201,6 +253,21 @@ def test_a_stranger_who_texts_stop_is_erased_too(game: Game) -> None:
     game.text(STRANGER, "help")
     game.text(STRANGER, "stop")
     assert _items_holding(game, STRANGER) == []
+
+
+def test_a_player_the_game_has_not_texted_for_weeks_can_still_opt_out(game: Game) -> None:
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    game.text(ALICE, "rock bob")
+    # 18 days after the last reply to her, DynamoDB's TTL deletes her contact record; her player
+    # record, and her throw at bob, stay.
+    game.dynamodb.delete_item(
+        TableName=TABLES.idempotency, Key={"messageId": {"S": game.store.contact_id(ALICE)}}
+    )
+
+    game.text(ALICE, "STOP")
+
+    assert _items_holding(game, ALICE) == []
+    assert game.player(BOB)["challenges"]["M"] == {}
 
 
 def test_a_player_who_comes_back_starts_afresh_and_can_be_challenged(game: Game) -> None:

@@ -11,29 +11,44 @@ from __future__ import annotations
 import io
 import json
 import logging
+import time
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from typing import Any
 
 import pytest
 
 from serverless_rps import app, game, observability
+from serverless_rps.exceptions import LockContended, SmsTemporarilyFailed, StoreUnavailable
+from serverless_rps.ports import CompletedRecord, OutboundSms
 from serverless_rps.sms_gateway import TWILIO_ERRORS, TwilioFailure, classify
 from serverless_rps_local.twilio_api import LocalTwilioApi
-from tests.conftest import ALICE, BOB, TABLES
+from tests.conftest import ALICE, BOB, TABLES, Game, opted_out, transient_failure
 from tests.protocol.test_lambda_handler import LambdaContext, _event, deployed
+from tests.protocol.test_store_edges import refusing
 
 __all__ = ["deployed"]
 
 
-def _run(event: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+@contextmanager
+def json_log_lines() -> Iterator[list[dict[str, Any]]]:
+    """The game's log lines written inside the block, parsed as CloudWatch would receive them
+    (the list is filled in when the block ends)."""
     written = io.StringIO()
     handler = logging.StreamHandler(written)
     handler.setFormatter(observability.logger.registered_formatter)
     observability.logger.addHandler(handler)
+    lines: list[dict[str, Any]] = []
     try:
-        response = app.lambda_handler(event, LambdaContext())
+        yield lines
     finally:
         observability.logger.removeHandler(handler)
-    lines = [json.loads(line) for line in written.getvalue().splitlines() if line.startswith("{")]
+        lines += [json.loads(line) for line in written.getvalue().splitlines() if line.startswith("{")]
+
+
+def _run(event: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    with json_log_lines() as lines:
+        response = app.lambda_handler(event, LambdaContext())
     return response, lines
 
 
@@ -127,3 +142,77 @@ def test_every_classified_code_is_a_twilio_code_of_its_family() -> None:
     # 2xxxx: REST API errors; 3xxxx: delivery errors; 14xxx: messaging rate limits.
     assert all(10000 <= code < 40000 for code in TWILIO_ERRORS)
     assert {kind for kind in TWILIO_ERRORS.values()} == set(TwilioFailure)
+
+
+def test_a_reply_twilio_refuses_for_good_is_a_warning_with_its_code_and_the_masked_number(
+    game: Game,
+) -> None:
+    game.sms.fail_next(opted_out())
+    with json_log_lines() as lines:
+        game.text(ALICE, "help")
+
+    [refused] = [line for line in lines if line["level"] == "WARNING"]
+    assert (refused["message"], refused["code"], refused["to"]) == (
+        "Twilio refused a reply for good",
+        21610,
+        "+*******0001",
+    )
+
+
+def _a_claim_left_after_a_contended_lock(game: Game, stack: ExitStack) -> Callable[[], object]:
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    game.store.lock(BOB, "another-invocation", time.time())
+    stack.enter_context(refusing(game, "DeleteItem", "throttled"))
+    stack.enter_context(pytest.raises(LockContended))
+    return lambda: game.text(ALICE, "rock bob")
+
+
+def _an_outbox_left_after_a_failed_send(game: Game, stack: ExitStack) -> Callable[[], object]:
+    def fail_then_refuse_the_release(message: OutboundSms) -> str:
+        stack.enter_context(refusing(game, "UpdateItem", "throttled"))
+        raise transient_failure()
+
+    game.sms.send = fail_then_refuse_the_release  # type: ignore[method-assign]
+    stack.enter_context(pytest.raises(SmsTemporarilyFailed))
+    return lambda: game.text(ALICE, "help")
+
+
+def _a_sent_outbox_left_unfinished(game: Game, stack: ExitStack) -> Callable[[], object]:
+    game.text(ALICE, "help", sid="SM" + "6" * 32)
+
+    def refused(record: CompletedRecord) -> None:
+        raise StoreUnavailable("could not drop a sent outbox: ThrottlingException", retry_after=1)
+
+    game.store.finish = refused  # type: ignore[method-assign]
+    return lambda: game.text(ALICE, "help", sid="SM" + "6" * 32)  # Twilio posted it twice
+
+
+@pytest.mark.parametrize(
+    ("left", "action", "error"),
+    [
+        (
+            _a_claim_left_after_a_contended_lock,
+            "abandon the claim",
+            "StoreUnavailable('could not abandon the claim: ThrottlingException')",
+        ),
+        (
+            _an_outbox_left_after_a_failed_send,
+            "release the outbox",
+            "StoreUnavailable('could not release the outbox: ThrottlingException')",
+        ),
+        (
+            _a_sent_outbox_left_unfinished,
+            "finish a sent outbox",
+            "StoreUnavailable('could not drop a sent outbox: ThrottlingException')",
+        ),
+    ],
+    ids=["claim", "outbox lease", "sent outbox"],
+)
+def test_a_clean_up_that_fails_is_a_warning_naming_what_is_left_to_expire(
+    game: Game, left: Callable[[Game, ExitStack], Callable[[], object]], action: str, error: str
+) -> None:
+    with json_log_lines() as lines, ExitStack() as stack:
+        left(game, stack)()
+
+    [warning] = [line for line in lines if line["message"] == "clean-up failed; relying on expiry"]
+    assert (warning["level"], warning["action"], warning["error"]) == ("WARNING", action, error)

@@ -10,7 +10,7 @@ import pytest
 from serverless_rps import replies
 from serverless_rps.exceptions import ClaimHeldElsewhere
 from serverless_rps.game_store import CONTACT_PREFIX, IN_PROGRESS
-from serverless_rps.ports import CompletedRecord
+from serverless_rps.ports import Claim, CompletedRecord
 from serverless_rps.processing import InboundSms, Result
 from serverless_rps.rules import Move, Outcome
 from tests.conftest import ALICE, BOB, BOT_NUMBER, COMPLETED_SECONDS, IN_PROGRESS_SECONDS, TABLES, Game
@@ -87,7 +87,49 @@ def test_a_live_claim_makes_a_concurrent_duplicate_wait(game: Game) -> None:
     with pytest.raises(ClaimHeldElsewhere) as held:
         game.text(ALICE, "help", sid=SID)
     assert 0 < (held.value.retry_after or 0) <= IN_PROGRESS_SECONDS
+    assert str(held.value) == "another attempt is processing this message"
     assert game.sms.to(ALICE)[-1] != replies.help_overview()
+
+
+def test_a_claim_given_up_while_it_is_checked_lets_the_message_be_claimed_at_once(game: Game) -> None:
+    """The claim is refused without the record it failed on, and by the time the store reads that
+    record its holder has given it up: the message is retried at once, and then claims it."""
+    held = game.store.claim(SID, "giving-up", time.time())
+    assert isinstance(held, Claim)
+
+    def give_up_meanwhile(parsed: dict[str, Any], **_: Any) -> None:
+        parsed.pop("Item", None)
+        game.store.abandon(held)
+
+    events = game.dynamodb.meta.events
+    events.register("after-call.dynamodb.PutItem", give_up_meanwhile)
+    try:
+        with pytest.raises(ClaimHeldElsewhere) as vanished:
+            game.store.claim(SID, "next", time.time())
+    finally:
+        events.unregister("after-call.dynamodb.PutItem", give_up_meanwhile)
+    assert str(vanished.value) == "claim vanished while checking it"
+    assert vanished.value.retry_after == 0
+    assert isinstance(game.store.claim(SID, "next", time.time()), Claim)
+
+
+def test_a_duplicate_is_recognised_from_its_refused_claim_without_reading_the_record_again(
+    game: Game,
+) -> None:
+    game.register((ALICE, "alice"))
+    game.text(ALICE, "help", sid=SID)
+    requests: list[str] = []
+
+    def note(model: Any, **_: Any) -> None:
+        requests.append(model.name)
+
+    game.dynamodb.meta.events.register("before-call.dynamodb", note)
+    try:
+        assert game.text(ALICE, "help", sid=SID) is Result.DUPLICATE
+    finally:
+        game.dynamodb.meta.events.unregister("before-call.dynamodb", note)
+    # The refused claim returns the record it failed on; then alice's contact record is tidied.
+    assert requests == ["PutItem", "UpdateItem"]
 
 
 def test_a_dead_invocations_claim_is_taken_over_once_it_expires(game: Game, clock: Any) -> None:

@@ -8,13 +8,16 @@ from typing import Any
 import pytest
 
 from serverless_rps import replies
-from serverless_rps.exceptions import LockContended, LockLost
+from serverless_rps.exceptions import LockContended, LockLost, StaleRead
 from serverless_rps.game import LEADERBOARD, Limits, throw
+from serverless_rps.observability import mask_phone
 from serverless_rps.parsing import Throw
 from serverless_rps.ports import Claim, OutboundSms
 from serverless_rps.processing import MessageProcessor
 from serverless_rps.rules import Move, Outcome
 from tests.conftest import ALICE, BOB, LEASE_SECONDS, TABLES, Game
+
+STRANGER = "+15554440004"
 
 
 def test_a_crashed_invocations_lock_is_taken_over_after_its_lease(game: Game, clock: Any) -> None:
@@ -24,6 +27,7 @@ def test_a_crashed_invocations_lock_is_taken_over_after_its_lease(game: Game, cl
     with pytest.raises(LockContended) as contended:
         game.text(ALICE, "rock bob")
     assert 0 < (contended.value.retry_after or 0) <= LEASE_SECONDS
+    assert str(contended.value) == f"player {mask_phone(BOB)} is locked", "the operator's log line says whom"
 
     clock.tick(LEASE_SECONDS + 1)
     game.text(ALICE, "rock bob")
@@ -65,6 +69,56 @@ def test_a_slow_writer_cannot_overwrite_the_invocation_that_took_its_lock_over(
     with pytest.raises(LockLost):
         game.store.commit(claim, locked, decision, outbox, {}, time.time() - LEASE_SECONDS)
     assert set(game.player(BOB)["games"]["M"]) == {ALICE}, "Bob's throw stands; the slow write never landed"
+
+
+def test_a_writer_that_lost_only_the_leaderboards_lease_cannot_commit(game: Game, clock: Any) -> None:
+    """The leaderboard is fenced like a player: a result whose board lease was taken over is
+    refused as a lost lock, and neither the players nor the board change."""
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    game.text(BOB, "rock alice")
+    claim = game.store.claim("SM" + "f" * 32, "slow-attempt", time.time())
+    assert isinstance(claim, Claim)
+    board = game.store.lock(LEADERBOARD, "slow-attempt", time.time())
+    clock.tick(LEASE_SECONDS + 1)  # the board's lease runs out; the players' below are fresh
+    now = time.time()
+    alice, bob = (game.store.lock(phone, "slow-attempt", now) for phone in (ALICE, BOB))
+    game.store.lock(LEADERBOARD, "live-attempt", now)
+    decision = throw(ALICE, alice.player, bob.player, Throw(Move.PAPER, "bob"), now, Limits(), board.shared)
+    assert LEADERBOARD in decision.shared, "the throw resolves: the board is part of the commit"
+    outbox = [OutboundSms(reply.to, "+1", reply.body) for reply in decision.replies]
+
+    with pytest.raises(LockLost):
+        game.store.commit(claim, [alice, bob, board], decision, outbox, {}, now)
+
+    assert set(game.player(BOB)["games"]["M"]) == {ALICE}, "bob's throw still waits: no result landed"
+    assert game.player(LEADERBOARD)["user_locked"]["M"]["lock_uuid"]["S"] == "live-attempt"
+
+
+def test_a_lock_tells_its_holder_when_its_lease_lapses(game: Game) -> None:
+    game.register((ALICE, "alice"))
+    now = time.time()
+    for key in (ALICE, LEADERBOARD):
+        locked = game.store.lock(key, "attempt", now)
+        stored = game.player(key)["user_locked"]["M"]["expiration_epoch_timestamp"]["N"]
+        assert locked.expires_at == float(stored) == now + LEASE_SECONDS
+
+
+def test_a_phone_whose_player_left_is_not_locked_as_someone_else(game: Game) -> None:
+    """Locking an opponent (`player_only`) whose record is gone creates no row with their number,
+    and says whom it missed: the read that named them is stale."""
+    with pytest.raises(StaleRead) as stale:
+        game.store.lock(STRANGER, "attempt", time.time(), player_only=True)
+    assert str(stale.value) == f"player {mask_phone(STRANGER)} is gone"
+    assert game.player(STRANGER) is None
+
+
+def test_a_held_lock_on_a_phone_without_a_player_is_contention(game: Game) -> None:
+    """A stranger's bare row, locked by one message, makes the next wait for the lease: it is not
+    mistaken for a player that left."""
+    game.store.lock(STRANGER, "first-attempt", time.time())
+    with pytest.raises(LockContended) as contended:
+        game.store.lock(STRANGER, "second-attempt", time.time())
+    assert contended.value.retry_after == LEASE_SECONDS
 
 
 def test_players_are_locked_in_ascending_phone_order_whoever_throws(game: Game) -> None:

@@ -6,14 +6,17 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from serverless_rps import app
+from serverless_rps.exceptions import SmsTemporarilyFailed
 from serverless_rps.observability import NAMESPACE, metrics
+from serverless_rps.processing import Result
 from serverless_rps_local.twilio_api import LocalTwilioApi
-from tests.conftest import ALICE, BOB, new_store
+from tests.conftest import ALICE, BOB, Game, new_store, transient_failure
 from tests.protocol.test_lambda_handler import LambdaContext, _event, deployed
 
 __all__ = ["deployed"]
@@ -124,3 +127,21 @@ def test_replies_the_budget_holds_back_are_counted(
 
     assert emitted.totals["BudgetHits"] == 2
     assert emitted.totals["RepliesSent"] == 2  # the help, then the notice
+
+
+def test_a_redelivery_counts_the_replies_already_sent_and_times_the_ones_it_sends(
+    game: Game, clock: Any
+) -> None:
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    game.text(BOB, "scissors alice")
+    message = replace(game.inbound(ALICE, "rock bob"), enqueued_at=time.time() - 2)  # queued 2 s ago
+    game.sms.fail_next(None, transient_failure())  # Alice's result goes out, Bob's does not
+    with pytest.raises(SmsTemporarilyFailed):
+        game.processor.process(message)
+    clock.tick(3)
+    assert game.processor.process(message) is Result.RESENT
+
+    emitted = Emitted(json.dumps(metrics.serialize_metric_set()))  # what the handler would print
+
+    assert emitted.totals["RepliesDeduplicated"] == 1, "Alice's result, sent by the first attempt"
+    assert emitted.values["ReplyDelay"] == [2000.0, 5000.0]

@@ -21,7 +21,9 @@ import pytest
 from botocore.awsrequest import AWSResponse
 from botocore.exceptions import EndpointConnectionError
 
-from serverless_rps.exceptions import ConfigurationProblem, RetryLater, StoreUnavailable
+from serverless_rps import replies
+from serverless_rps.exceptions import ConfigurationProblem, LockContended, RetryLater, StoreUnavailable
+from serverless_rps.game import LEADERBOARD, LOBBY
 from serverless_rps.ports import CompletedRecord
 from tests.conftest import (
     ALICE,
@@ -127,6 +129,7 @@ STEPS: list[tuple[str, str, Setup]] = [
     ("look up a nickname", "GetItem", lambda game: lambda: game.store.nickname_owner("bob")),
     ("read a player", "GetItem", lambda game: lambda: game.store.get_player(ALICE)),
     ("read players", "BatchGetItem", lambda game: lambda: game.store.get_players([ALICE, BOB])),
+    ("read a shared record", "GetItem", lambda game: lambda: game.store.get_shared(LEADERBOARD)),
     ("lock a player", "UpdateItem", lambda game: lambda: game.store.lock(ALICE, "l1", time.time())),
     # A phone without a player record keeps its reply budget on its contact record.
     ("read a contact", "GetItem", lambda game: lambda: game.store.lock(STRANGER, "l1", time.time())),
@@ -167,6 +170,46 @@ def test_a_configuration_error_asks_for_a_slow_retry_and_a_passing_one_for_a_qui
         game.store.get_player(ALICE)
     assert configuration.value.retry_after == 60
     assert throttled.value.retry_after == 1
+
+
+def test_the_shared_records_and_a_strangers_budget_are_read_strongly_consistently(game: Game) -> None:
+    """`top` answers from a read with no lock, a lobby throw decides whom to lock from one, and a
+    stranger's reply budget is read beside its lock: an eventually consistent read could miss the
+    result, the waiting player or the replies just committed."""
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    reads: list[tuple[str, bool]] = []
+
+    def note_read(params: dict[str, Any], **_: Any) -> None:
+        [key] = params["Key"].values()
+        reads.append((key["S"], bool(params.get("ConsistentRead"))))
+
+    game.dynamodb.meta.events.register("provide-client-params.dynamodb.GetItem", note_read)
+    try:
+        for sender, body in ((STRANGER, "hello"), (ALICE, "rock"), (BOB, "paper"), (ALICE, "top")):
+            game.text(sender, body)
+    finally:
+        game.dynamodb.meta.events.unregister("provide-client-params.dynamodb.GetItem", note_read)
+    assert game.sms.last(ALICE) == replies.top([("bob", 1)])
+    assert {LOBBY, LEADERBOARD, game.store.contact_id(STRANGER)} <= {key for key, _ in reads}
+    assert all(consistent for _, consistent in reads), reads
+
+
+def test_a_strangers_lock_reads_nothing_but_the_budget_of_its_contact_record(game: Game) -> None:
+    """A contact record also lists the outboxes waiting with replies to the number, which can be
+    many keys: the lock asks DynamoDB for the budget alone, and is charged for that alone."""
+    game.text(STRANGER, "score")  # a contact record with a budget and an expiry
+    answers: list[set[str]] = []
+
+    def note_answer(parsed: dict[str, Any], **_: Any) -> None:
+        answers.append(set(parsed.get("Item", {})))
+
+    game.dynamodb.meta.events.register("after-call.dynamodb.GetItem", note_answer)
+    try:
+        locked = game.store.lock(STRANGER, "attempt", time.time())
+    finally:
+        game.dynamodb.meta.events.unregister("after-call.dynamodb.GetItem", note_answer)
+    assert locked.budget is not None
+    assert answers == [{"reply_budget"}]
 
 
 # -- partial answers --------------------------------------------------------------------------------
@@ -277,6 +320,25 @@ def test_a_claim_on_a_completed_message_is_recognised_when_the_refusal_omits_the
     assert isinstance(again, CompletedRecord)
     assert again.outbox == record.outbox
     assert reads == [True], "one read, strongly consistent: a claim decides on it"
+
+
+def test_a_lock_refused_without_the_item_it_failed_on_is_contention_to_retry_at_once(game: Game) -> None:
+    """ReturnValuesOnConditionCheckFailure returns the record a lock failed on, with the lease that
+    holds it; should an answer come without it, the lock is still contended, and retried at once
+    rather than after a guessed wait."""
+    game.register((ALICE, "alice"))
+    game.store.lock(ALICE, "holder", time.time())
+
+    def drop_item(parsed: dict[str, Any], **_: Any) -> None:
+        parsed.pop("Item", None)
+
+    game.dynamodb.meta.events.register("after-call.dynamodb.UpdateItem", drop_item)
+    try:
+        with pytest.raises(LockContended) as contended:
+            game.store.lock(ALICE, "waiter", time.time())
+    finally:
+        game.dynamodb.meta.events.unregister("after-call.dynamodb.UpdateItem", drop_item)
+    assert contended.value.retry_after == 0
 
 
 def test_only_the_holder_of_the_outbox_lease_can_give_it_back(game: Game) -> None:
