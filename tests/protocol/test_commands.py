@@ -60,6 +60,8 @@ def test_again_throws_at_the_last_opponent_who_can_answer_with_again(game: Game)
     assert game.sms.last(BOB) == replies.result(Outcome.WIN, Move.ROCK, Move.SCISSORS, "Alice")
     game.text(BOB, "score")
     assert game.sms.last(BOB) == replies.score(2, 0, 0, 2)
+    game.text(BOB, "top")
+    assert game.sms.last(BOB) == replies.top([("bob", 2)]), "a rematch's result counts on the board"
 
 
 def test_again_before_any_finished_game_is_explained(game: Game) -> None:

@@ -17,25 +17,39 @@ from tests.conftest import ALICE, BOB, CAROL, TABLES, Game
 from tests.protocol.test_failure_visibility import json_log_lines
 
 
-def _after_first_nickname_lookup(game: Game, interloper: Callable[[], None]) -> None:
-    """Run `interloper` once, right after the next nickname-table read returns."""
-    state = {"reading_nickname": False, "fired": False}
+def _after_reads(
+    game: Game, of: Callable[[dict[str, Any]], bool], interlopers: list[Callable[[], None]]
+) -> None:
+    """Run the next of `interlopers` right after each GetItem of ours whose request `of` picks
+    returns (an interloper's own reads go through the same client: they are not ours)."""
+    state = {"picked": False, "interloping": False}
 
-    def note_table(params: dict[str, Any], **_: Any) -> None:
-        state["reading_nickname"] = params.get("TableName") == TABLES.nickname
+    def note(params: dict[str, Any], **_: Any) -> None:
+        state["picked"] = of(params)
 
     def after_read(**_: Any) -> None:
-        if state["reading_nickname"] and not state["fired"]:
-            state["fired"] = True
-            interloper()
+        if state["picked"] and interlopers and not state["interloping"]:
+            state["picked"], state["interloping"] = False, True
+            interlopers.pop(0)()
+            state["interloping"] = False
 
-    game.dynamodb.meta.events.register("provide-client-params.dynamodb.GetItem", note_table)
+    game.dynamodb.meta.events.register("provide-client-params.dynamodb.GetItem", note)
     game.dynamodb.meta.events.register("after-call.dynamodb.GetItem", after_read)
+
+
+def _after_nickname_lookups(game: Game, interlopers: list[Callable[[], None]]) -> None:
+    _after_reads(game, lambda params: params.get("TableName") == TABLES.nickname, interlopers)
+
+
+def _after_lobby_reads(game: Game, interlopers: list[Callable[[], None]]) -> None:
+    _after_reads(
+        game, lambda params: params.get("Key", {}).get("phone_number", {}).get("S") == LOBBY, interlopers
+    )
 
 
 def test_a_nickname_taken_between_lookup_and_commit_gets_the_taken_reply(game: Game) -> None:
     other = Game(game.dynamodb, game.sms, sid_prefix="9")  # a second invocation, on the same tables
-    _after_first_nickname_lookup(game, lambda: other.text(BOB, "nick Zed"))
+    _after_nickname_lookups(game, [lambda: other.text(BOB, "nick Zed")])
     game.text(ALICE, "nick zed")
     assert game.sms.last(BOB) == replies.nick_registered("Zed")
     assert game.sms.last(ALICE) == replies.nick_taken("zed")
@@ -52,29 +66,11 @@ def test_a_throw_at_a_name_that_moved_to_another_phone_is_never_scored_against_t
         other.text(BOB, "nick robert")
         other.text(CAROL, "nick bob")
 
-    _after_first_nickname_lookup(game, bob_renames_and_carol_takes_his_name)
+    _after_nickname_lookups(game, [bob_renames_and_carol_takes_his_name])
     game.text(ALICE, "rock bob")
     assert game.sms.last(ALICE) == replies.throw_waiting("bob", Move.ROCK)
     assert replies.challenged("alice") in game.sms.to(CAROL)
     assert replies.challenged("alice") not in game.sms.to(BOB)
-
-
-def _after_lobby_reads(game: Game, interlopers: list[Callable[[], None]]) -> None:
-    """Run the next of `interlopers` right after each lock-free read of the lobby returns."""
-    state = {"reading_lobby": False, "interloping": False}
-
-    def note_key(params: dict[str, Any], **_: Any) -> None:
-        state["reading_lobby"] = params.get("Key", {}).get("phone_number", {}).get("S") == LOBBY
-
-    def after_read(**_: Any) -> None:
-        # The interloper's own reads go through the same client: they are not ours.
-        if state["reading_lobby"] and interlopers and not state["interloping"]:
-            state["reading_lobby"], state["interloping"] = False, True
-            interlopers.pop(0)()
-            state["interloping"] = False
-
-    game.dynamodb.meta.events.register("provide-client-params.dynamodb.GetItem", note_key)
-    game.dynamodb.meta.events.register("after-call.dynamodb.GetItem", after_read)
 
 
 def test_a_lobby_throw_that_lands_between_our_read_and_our_lock_is_played_not_overwritten(
@@ -116,3 +112,32 @@ def test_a_lobby_that_changes_under_two_attempts_is_settled_by_the_third(game: G
     assert game.sms.last(ALICE) == replies.lobby_waiting(Move.PAPER)
     overtaken = "a lock-free read was overtaken mid-attempt; reading again"
     assert [line["message"] for line in lines].count(overtaken) == 2
+
+
+def test_a_rematch_whose_last_opponent_changes_under_every_attempt_is_sent_back_saying_why(
+    game: Game,
+) -> None:
+    """AGAIN finds the last opponent's nickname without a lock. Here, after each lookup, alice's
+    own earlier message finishes another game first: her last opponent is someone else by the
+    time she is locked, three attempts running."""
+    others = [(f"+1555440{index:04d}", f"crowd{index}") for index in range(3)]
+    game.register((ALICE, "alice"), (BOB, "bob"), *others)
+    game.text(ALICE, "rock bob")
+    game.text(BOB, "paper alice")  # bob is her last opponent
+    for phone, _ in others:
+        game.text(phone, "rock alice")
+    other = Game(game.dynamodb, game.sms, sid_prefix="9")
+    _after_nickname_lookups(
+        game, [lambda name=name: other.text(ALICE, f"paper {name}") for _, name in others]
+    )
+    message = game.inbound(ALICE, "again scissors")
+
+    with pytest.raises(ReadsKeptChanging) as kept_changing:
+        game.processor.process(message)
+
+    assert (str(kept_changing.value), kept_changing.value.retry_after) == (
+        "the last opponent changed after the lookup",
+        1,
+    )
+    assert game.processor.process(message) is Result.PROCESSED  # SQS brings it back
+    assert game.sms.last(ALICE) == replies.throw_waiting("crowd2", Move.SCISSORS)
