@@ -120,7 +120,10 @@ class Equivalent:
             return False
         removed = [line[1:].strip() for line in mutant.diff.splitlines() if line.startswith("-  ")]
         added = [line[1:].strip() for line in mutant.diff.splitlines() if line.startswith("+  ")]
-        return self.removed.strip() in removed and self.added.strip() in added
+        # An empty `added` stands for a mutant that only deletes the line.
+        return self.removed.strip() in removed and (
+            self.added.strip() in added if self.added.strip() else not added
+        )
 
 
 # DynamoDB expression keywords are case-insensitive ("Keywords are not case sensitive", DynamoDB

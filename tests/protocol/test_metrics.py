@@ -16,8 +16,10 @@ from serverless_rps.exceptions import SmsTemporarilyFailed
 from serverless_rps.observability import NAMESPACE, metrics
 from serverless_rps.processing import Result
 from serverless_rps_local.twilio_api import LocalTwilioApi
-from tests.conftest import ALICE, BOB, Game, new_store, transient_failure
+from tests.conftest import ALICE, BOB, CAROL, Game, new_store, transient_failure
 from tests.protocol.test_lambda_handler import LambdaContext, _event, deployed
+
+DAVE = "+15554440004"
 
 __all__ = ["deployed"]
 
@@ -145,3 +147,20 @@ def test_a_redelivery_counts_the_replies_already_sent_and_times_the_ones_it_send
 
     assert emitted.totals["RepliesDeduplicated"] == 1, "Alice's result, sent by the first attempt"
     assert emitted.values["ReplyDelay"] == [2000.0, 5000.0]
+
+
+def test_a_redelivery_counts_each_reply_the_first_attempt_sent(game: Game) -> None:
+    game.register((ALICE, "alice"), (BOB, "bob"), (CAROL, "carol"), (DAVE, "dave"))
+    for thrower in (BOB, CAROL, DAVE):
+        game.text(thrower, "rock alice")
+    message = game.inbound(ALICE, "STOP")
+    # Her STOP tells the three the game is off; the last of those replies fails.
+    game.sms.fail_next(None, None, transient_failure())
+    with pytest.raises(SmsTemporarilyFailed):
+        game.processor.process(message)
+    metrics.clear_metrics()
+
+    assert game.processor.process(message) is Result.RESENT
+
+    emitted = Emitted(json.dumps(metrics.serialize_metric_set()))
+    assert (emitted.totals["RepliesDeduplicated"], emitted.totals["RepliesSent"]) == (2, 1)

@@ -97,6 +97,16 @@ def test_a_transient_failure_gives_the_outbox_back_at_once(game: Game) -> None:
     assert game.text(ALICE, "rock bob", sid=SID) is Result.RESENT
 
 
+def test_a_redelivery_that_fails_to_send_gives_the_outbox_back_at_once_too(game: Game) -> None:
+    _bob_waits_on_alice(game)
+    game.sms.fail_next(transient_failure(), transient_failure())  # the first attempt, then its copy
+    for _ in range(2):
+        with pytest.raises(SmsTemporarilyFailed):
+            game.text(ALICE, "rock bob", sid=SID)
+    # The copy held the lease it took, and gave it back on failing: the third sends at once.
+    assert game.text(ALICE, "rock bob", sid=SID) is Result.RESENT
+
+
 def test_taking_the_outbox_reads_deliveries_recorded_since_the_claim(game: Game, clock: Any) -> None:
     # A copy claims (and reads the outbox) while the first attempt is still sending; by the time the
     # copy gets the lease, reply 0 has been recorded: the copy must see that, not its old read.

@@ -141,3 +141,31 @@ def test_a_rematch_whose_last_opponent_changes_under_every_attempt_is_sent_back_
     )
     assert game.processor.process(message) is Result.PROCESSED  # SQS brings it back
     assert game.sms.last(ALICE) == replies.throw_waiting("crowd2", Move.SCISSORS)
+
+
+def test_a_stop_that_games_keep_beginning_against_is_sent_back_and_then_erases_them_all(game: Game) -> None:
+    """STOP finds whom the player's record names without a lock. Here, after each such read,
+    someone new throws at the player before the STOP locks them: three attempts running. No
+    attempt may commit with a record it never locked still holding the number."""
+    crowd = [(f"+1555440{index:04d}", f"crowd{index}") for index in range(3)]
+    game.register((ALICE, "alice"), *crowd)
+    other = Game(game.dynamodb, game.sms, sid_prefix="9")
+    reads_alice = {"TableName": TABLES.game_state, "Key": {"phone_number": {"S": ALICE}}}
+    _after_reads(
+        game,
+        lambda params: {name: params.get(name) for name in reads_alice} == reads_alice,
+        [lambda phone=phone: other.text(phone, "rock alice") for phone, _ in crowd],
+    )
+    message = game.inbound(ALICE, "STOP")
+
+    with pytest.raises(ReadsKeptChanging) as kept_changing:
+        game.processor.process(message)
+
+    assert (str(kept_changing.value), kept_changing.value.retry_after) == (
+        "a game with a new counterpart began after the lookup",
+        1,
+    )
+    assert game.processor.process(message) is Result.PROCESSED  # SQS brings it back
+    for phone, _ in crowd:
+        assert game.sms.last(phone) == replies.opponent_left("alice")
+    assert [item for table in vars(TABLES).values() for item in game.items(table) if ALICE in str(item)] == []
