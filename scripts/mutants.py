@@ -25,6 +25,7 @@ gives the numbers).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import shutil
@@ -254,6 +255,33 @@ def results(where: Path) -> list[Mutant]:
     return mutants
 
 
+# mutmut's own `show`, for many mutants in one process (one `mutmut show` each takes a second).
+_DIFFS = """
+import json, sys
+from mutmut.mutation.diff_apply import get_diff_for_mutant
+names = json.load(sys.stdin)
+diffs = {name: get_diff_for_mutant(name, path=f"serverless_rps/{module}.py") for name, module in names}
+json.dump(diffs, sys.stdout)
+"""
+
+
+def read_diffs(where: Path, mutants: list[Mutant]) -> None:
+    """Fill in each mutant's diff against the code it mutates."""
+    if not mutants:
+        return
+    shown = subprocess.run(
+        [sys.executable, "-c", _DIFFS],
+        cwd=where,
+        input=json.dumps([[m.name, m.module] for m in mutants]),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    diffs = json.loads(shown.stdout)
+    for mutant in mutants:
+        mutant.diff = diffs[mutant.name]
+
+
 def run_group(
     group: Group,
     only: list[str],
@@ -280,32 +308,37 @@ def run_group(
         earlier = [m for m in results(where) if m.module in (only or group.modules)]
         changed = changed_modules(group, only)
         survivors = [m for m in earlier if m.status in JUDGED_ALIVE]
-        for mutant in survivors:
-            mutant.diff = mutmut(where, "show", mutant.name)
-        survivors = [m for m in survivors if m.module in changed or not equivalence(m, equivalents)]
+        unjudged = [m for m in earlier if m.status not in KILLED | JUDGED_ALIVE and not survivors_only]
+        read_diffs(where, [m for m in survivors + unjudged if m.module not in changed])
+        # A mutant already judged equivalent is not run (again): the list says why no test can
+        # kill it, and each costs every test that reaches its function (minutes in the engine).
+        skipped = [m for m in survivors + unjudged if m.module not in changed and equivalence(m, equivalents)]
+        survivors = [m for m in survivors if m not in skipped]
         functions = {m.name.rsplit("__mutmut_", 1)[0] for m in survivors if m.module in changed}
         names = {m.name for m in survivors if m.module not in changed}
-        unjudged = {m.name for m in earlier if m.status not in KILLED | JUDGED_ALIVE and not survivors_only}
-        unjudged = {name for name in unjudged if name.rsplit("__mutmut_", 1)[0] not in functions}
+        unjudged_names = {
+            m.name for m in unjudged if m not in skipped and m.name.rsplit("__mutmut_", 1)[0] not in functions
+        }
         refresh(group, only)
         print(
             f"[{group.name}] mutmut run again over {len(names)} survivors, every mutant of"
-            f" {len(functions)} changed functions with survivors and {len(unjudged)} mutants not run yet",
+            f" {len(functions)} changed functions with survivors and {len(unjudged_names)} mutants not"
+            f" run yet; {len(skipped)} judged equivalent are not run",
             flush=True,
         )
-        patterns = sorted(f"{function}__mutmut_*" for function in functions) + sorted(names | unjudged)
-        for start in range(0, len(patterns), 400):
-            mutmut(where, "run", *children, *patterns[start : start + 400])
+        patterns = sorted(f"{function}__mutmut_*" for function in functions) + sorted(names | unjudged_names)
+        # One mutmut run per batch re-runs every test the batch reaches once, clean: few batches.
+        for start in range(0, len(patterns), 3000):
+            mutmut(where, "run", *children, *patterns[start : start + 3000])
     else:
         where = prepare(group, only)
         print(f"[{group.name}] mutmut run over {', '.join(only or group.modules)} ...", flush=True)
         mutmut(where, "run", *children)
     print(f"[{group.name}] {time.monotonic() - started:.0f} s", flush=True)
     mutants = [m for m in results(where) if m.module in (only or group.modules)]
-    for mutant in mutants:
-        if mutant.status not in JUDGED_ALIVE:
-            continue
-        mutant.diff = mutmut(where, "show", mutant.name)
+    alive = [m for m in mutants if m.status not in KILLED]  # survivors, and those not run
+    read_diffs(where, alive)
+    for mutant in alive:
         mutant.equivalent_because = equivalence(mutant, equivalents)
     return mutants
 
@@ -347,7 +380,11 @@ def report(mutants: list[Mutant]) -> int:
     for mutant in survivors:
         print(f"\n## {mutant.name} ({mutant.status}, in {mutant.function})\n{mutant.diff.strip()}")
     failing = [m for m in survivors if m.module in GOAL_MODULES]
-    unjudged = [m for m in mutants if m.module in GOAL_MODULES and m.status not in KILLED | JUDGED_ALIVE]
+    unjudged = [
+        m
+        for m in mutants
+        if m.module in GOAL_MODULES and m.status not in KILLED | JUDGED_ALIVE and not m.equivalent_because
+    ]
     if failing:
         print(f"\n{len(failing)} surviving mutant(s) in {', '.join(sorted({m.module for m in failing}))}")
     if unjudged:
