@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
-from serverless_rps import replies
+from serverless_rps import commands, replies
 from serverless_rps.exceptions import LockContended, LockLost, StaleRead
 from serverless_rps.game import LEADERBOARD, Limits, throw
 from serverless_rps.observability import mask_phone
-from serverless_rps.parsing import Throw
+from serverless_rps.parsing import ShowScore, Throw
 from serverless_rps.ports import Claim, OutboundSms
 from serverless_rps.processing import MessageProcessor
 from serverless_rps.rules import Move, Outcome
@@ -156,3 +157,24 @@ def test_a_lock_contended_briefly_is_waited_for_inside_the_invocation(game: Game
     patient.process(game.inbound(ALICE, "rock bob"))
     assert len(waits) == 1
     assert game.sms.last(ALICE) == replies.throw_waiting("bob", Move.ROCK)
+
+
+def test_a_command_that_would_lock_a_record_out_of_the_canonical_order_is_stopped_and_lets_go(
+    game: Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Shared records are locked after the players, so their keys must sort after every phone held
+    (docs/protocol.md): a command naming one that does not is a bug, stopped before that lock is
+    taken, with the locks it holds given back."""
+    game.register((ALICE, "alice"))
+    spec = commands.COMMANDS[ShowScore]
+    monkeypatch.setitem(
+        commands.COMMANDS, ShowScore, replace(spec, then_lock=lambda command, facts: (ALICE,))
+    )
+
+    with pytest.raises(AssertionError) as stopped:
+        game.text(ALICE, "score")
+
+    assert str(stopped.value) == f"{ALICE!r} would be locked out of the canonical order"
+    alice = game.player(ALICE)
+    assert alice is not None
+    assert "user_locked" not in alice, "the lock on alice was given back"
