@@ -169,3 +169,27 @@ def test_a_stop_that_games_keep_beginning_against_is_sent_back_and_then_erases_t
     for phone, _ in crowd:
         assert game.sms.last(phone) == replies.opponent_left("alice")
     assert [item for table in vars(TABLES).values() for item in game.items(table) if ALICE in str(item)] == []
+
+
+def test_a_throw_at_a_name_that_keeps_changing_hands_is_sent_back_saying_why(game: Game) -> None:
+    holders = [f"+1555440{index:04d}" for index in range(4)]
+    game.register((ALICE, "alice"), (holders[0], "zed"))
+    other = Game(game.dynamodb, game.sms, sid_prefix="9")
+
+    def zed_changes_hands(index: int) -> None:
+        other.text(holders[index], f"nick former{index}")
+        other.text(holders[index + 1], "nick zed")
+
+    _after_nickname_lookups(game, [lambda index=index: zed_changes_hands(index) for index in range(3)])
+    message = game.inbound(ALICE, "rock zed")
+
+    with pytest.raises(ReadsKeptChanging) as kept_changing:
+        game.processor.process(message)
+
+    assert (str(kept_changing.value), kept_changing.value.retry_after) == (
+        "the nickname moved to another phone after the lookup",
+        1,
+    )
+    assert game.processor.process(message) is Result.PROCESSED  # SQS brings it back
+    assert game.sms.last(holders[3]) == replies.challenged("alice")
+    assert all(replies.challenged("alice") not in game.sms.to(phone) for phone in holders[:3])
