@@ -47,6 +47,16 @@ def _after_lobby_reads(game: Game, interlopers: list[Callable[[], None]]) -> Non
     )
 
 
+def _sent_back_then_played(game: Game, body: str, why: str) -> None:
+    """Alice's message, overtaken under every attempt, goes back to the queue named for the
+    operator (contention, not a fault: back in a second); SQS's redelivery then plays it."""
+    message = game.inbound(ALICE, body)
+    with pytest.raises(ReadsKeptChanging) as kept_changing:
+        game.processor.process(message)
+    assert (str(kept_changing.value), kept_changing.value.retry_after) == (why, 1)
+    assert game.processor.process(message) is Result.PROCESSED
+
+
 def test_a_nickname_taken_between_lookup_and_commit_gets_the_taken_reply(game: Game) -> None:
     other = Game(game.dynamodb, game.sms, sid_prefix="9")  # a second invocation, on the same tables
     _after_nickname_lookups(game, [lambda: other.text(BOB, "nick Zed")])
@@ -90,15 +100,7 @@ def test_a_lobby_that_changes_under_every_attempt_sends_the_message_back_for_lat
     other = Game(game.dynamodb, game.sms, sid_prefix="9")
     crowd = [lambda phone=phone: other.text(phone, "rock") for phone, _ in players]
     _after_lobby_reads(game, crowd)
-    message = game.inbound(ALICE, "paper")
-    with pytest.raises(ReadsKeptChanging) as kept_changing:
-        game.processor.process(message)
-    # Contention, not a fault: named for the operator, and back on the queue in a second.
-    assert (str(kept_changing.value), kept_changing.value.retry_after) == (
-        "someone else's lobby throw came first",
-        1,
-    )
-    assert game.processor.process(message) is Result.PROCESSED  # SQS brings it back
+    _sent_back_then_played(game, "paper", "someone else's lobby throw came first")
     assert game.sms.last(ALICE) == replies.lobby_result(Outcome.WIN, Move.PAPER, Move.ROCK, "crowd2")
 
 
@@ -130,16 +132,7 @@ def test_a_rematch_whose_last_opponent_changes_under_every_attempt_is_sent_back_
     _after_nickname_lookups(
         game, [lambda name=name: other.text(ALICE, f"paper {name}") for _, name in others]
     )
-    message = game.inbound(ALICE, "again scissors")
-
-    with pytest.raises(ReadsKeptChanging) as kept_changing:
-        game.processor.process(message)
-
-    assert (str(kept_changing.value), kept_changing.value.retry_after) == (
-        "the last opponent changed after the lookup",
-        1,
-    )
-    assert game.processor.process(message) is Result.PROCESSED  # SQS brings it back
+    _sent_back_then_played(game, "again scissors", "the last opponent changed after the lookup")
     assert game.sms.last(ALICE) == replies.throw_waiting("crowd2", Move.SCISSORS)
 
 
@@ -156,16 +149,7 @@ def test_a_stop_that_games_keep_beginning_against_is_sent_back_and_then_erases_t
         lambda params: {name: params.get(name) for name in reads_alice} == reads_alice,
         [lambda phone=phone: other.text(phone, "rock alice") for phone, _ in crowd],
     )
-    message = game.inbound(ALICE, "STOP")
-
-    with pytest.raises(ReadsKeptChanging) as kept_changing:
-        game.processor.process(message)
-
-    assert (str(kept_changing.value), kept_changing.value.retry_after) == (
-        "a game with a new counterpart began after the lookup",
-        1,
-    )
-    assert game.processor.process(message) is Result.PROCESSED  # SQS brings it back
+    _sent_back_then_played(game, "STOP", "a game with a new counterpart began after the lookup")
     for phone, _ in crowd:
         assert game.sms.last(phone) == replies.opponent_left("alice")
     assert [item for table in vars(TABLES).values() for item in game.items(table) if ALICE in str(item)] == []
@@ -181,15 +165,6 @@ def test_a_throw_at_a_name_that_keeps_changing_hands_is_sent_back_saying_why(gam
         other.text(holders[index + 1], "nick zed")
 
     _after_nickname_lookups(game, [lambda index=index: zed_changes_hands(index) for index in range(3)])
-    message = game.inbound(ALICE, "rock zed")
-
-    with pytest.raises(ReadsKeptChanging) as kept_changing:
-        game.processor.process(message)
-
-    assert (str(kept_changing.value), kept_changing.value.retry_after) == (
-        "the nickname moved to another phone after the lookup",
-        1,
-    )
-    assert game.processor.process(message) is Result.PROCESSED  # SQS brings it back
+    _sent_back_then_played(game, "rock zed", "the nickname moved to another phone after the lookup")
     assert game.sms.last(holders[3]) == replies.challenged("alice")
     assert all(replies.challenged("alice") not in game.sms.to(phone) for phone in holders[:3])
