@@ -114,6 +114,8 @@ class Equivalent:
     removed: str
     added: str
     why: str
+    # Another line of the diff (context), where the changed line stands more than once in the function.
+    near: str = ""
     used: int = field(default=0)
 
     def matches(self, mutant: Mutant) -> bool:
@@ -121,6 +123,8 @@ class Equivalent:
             return False
         removed = [line[1:].strip() for line in mutant.diff.splitlines() if line.startswith("-  ")]
         added = [line[1:].strip() for line in mutant.diff.splitlines() if line.startswith("+  ")]
+        if self.near and self.near.strip() not in [line[1:].strip() for line in mutant.diff.splitlines()]:
+            return False
         # An empty `added` stands for a mutant that only deletes the line.
         return self.removed.strip() in removed and (
             self.added.strip() in added if self.added.strip() else not added
@@ -153,7 +157,10 @@ def only_keyword_case_changed(mutant: Mutant) -> bool:
 def load_equivalents() -> list[Equivalent]:
     with EQUIVALENTS_FILE.open("rb") as handle:
         entries = tomllib.load(handle).get("equivalent", [])
-    return [Equivalent(e["module"], e["function"], e["removed"], e["added"], e["why"]) for e in entries]
+    return [
+        Equivalent(e["module"], e["function"], e["removed"], e["added"], e["why"], e.get("near", ""))
+        for e in entries
+    ]
 
 
 def working_tree_files() -> list[str]:
