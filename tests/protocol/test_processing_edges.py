@@ -4,19 +4,21 @@ attempt holds the outbox, where its outbox lease ends, and the log lines an oper
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
-from serverless_rps import processing, replies
+from serverless_rps import commands, processing, replies
 from serverless_rps.exceptions import (
     ClaimHeldElsewhere,
     LockContended,
     OutboxLeaseExpired,
     SmsTemporarilyFailed,
 )
-from serverless_rps.game import Limits
+from serverless_rps.game import LEADERBOARD, Limits
 from serverless_rps.observability import Untraced
+from serverless_rps.parsing import ShowScore
 from serverless_rps.ports import OutboundSms
 from serverless_rps.processing import MessageProcessor, Result
 from serverless_rps.rules import Move, Outcome
@@ -129,3 +131,30 @@ def test_a_duplicate_and_a_redelivery_that_sends_what_was_missing_each_say_so(ga
         ("duplicate of a completed message; nothing to do", None),
     ]
     assert game.sms.last(BOB) == replies.result(Outcome.LOSS, Move.SCISSORS, Move.ROCK, "alice")
+
+
+def test_each_step_of_a_commands_description_is_handed_the_parsed_command(
+    game: Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The processor walks a command's row (`commands.CommandSpec`): the re-check under the locks,
+    the shared records to lock then, and their re-check each receive the command, as the row's
+    contract says, for a command whose steps depend on its words."""
+    seen: list[tuple[str, object]] = []
+
+    def then_lock(command: object, facts: object) -> tuple[str, ...]:
+        seen.append(("then_lock", command))
+        return (LEADERBOARD,)
+
+    spec = replace(
+        commands.COMMANDS[ShowScore],
+        check=lambda command, facts: seen.append(("check", command)),
+        then_lock=then_lock,
+        check_shared=lambda command, facts: seen.append(("check_shared", command)),
+    )
+    monkeypatch.setitem(commands.COMMANDS, ShowScore, spec)
+    game.register((ALICE, "alice"))
+
+    game.text(ALICE, "score")
+
+    assert seen == [("check", ShowScore()), ("then_lock", ShowScore()), ("check_shared", ShowScore())]
+    assert game.sms.last(ALICE) == replies.score(0, 0, 0, 0)
