@@ -16,9 +16,12 @@ from serverless_rps import replies
 from serverless_rps.exceptions import SmsTemporarilyFailed
 from serverless_rps.game import LEADERBOARD
 from serverless_rps.game_store import ERASED
+from serverless_rps.processing import Result
 from serverless_rps.rules import Move, Outcome
-from tests.conftest import ALICE, BOB, CAROL, TABLES, Game, transient_failure
+from tests.conftest import ALICE, BOB, CAROL, IN_PROGRESS_SECONDS, TABLES, Game, transient_failure
+from tests.protocol.crashes import Crash, CrashInjector
 from tests.protocol.test_failure_visibility import json_log_lines
+from tests.protocol.test_races import _after_nickname_lookups
 
 STRANGER = "+15554440004"
 CHALLENGE_EXPIRY = 7 * 24 * 60 * 60
@@ -290,3 +293,39 @@ def test_a_throw_at_a_player_who_opted_out_meanwhile_is_answered_as_unknown(game
     game.text(BOB, "rock alice")
     assert game.sms.last(BOB) == replies.unknown_player("alice")
     assert _items_holding(game, ALICE) == []
+
+
+def test_a_throw_that_dies_after_locking_an_opponent_who_opted_out_meanwhile_leaves_no_row_of_theirs(
+    game: Game, clock: Any
+) -> None:
+    """Bob opts out between alice's lookup of his nickname and her lock of his record. Her attempt
+    then dies before any `finally` runs. Locking someone other than the sender must not create a
+    row for a phone with no player: nothing would ever come back to delete it."""
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    other = Game(game.dynamodb, game.sms, sid_prefix="9")
+    opted_out: list[Result] = []
+    _after_nickname_lookups(game, [lambda: opted_out.append(other.text(BOB, "STOP"))])
+    injector = CrashInjector(game.dynamodb, game.sms, crash_after=None)
+
+    def die_after_alice_locks_bob(params: dict[str, Any], **_: Any) -> None:
+        locks_bob = (
+            params["Key"]["phone_number"]["S"] == BOB and "user_locked = :lock" in params["UpdateExpression"]
+        )
+        if opted_out and locks_bob:
+            injector.crash_after = len(injector.calls) + 1
+
+    game.dynamodb.meta.events.register("provide-client-params.dynamodb.UpdateItem", die_after_alice_locks_bob)
+    message = game.inbound(ALICE, "rock bob")
+    with pytest.raises(Crash):
+        game.processor.process(message)
+    injector.detach()
+    game.dynamodb.meta.events.unregister(
+        "provide-client-params.dynamodb.UpdateItem", die_after_alice_locks_bob
+    )
+    assert opted_out == [Result.PROCESSED]
+    assert injector.calls[-1] == "UpdateItem", "alice's attempt died right after locking bob"
+
+    clock.tick(IN_PROGRESS_SECONDS + 1)  # SQS redelivers once the dead attempt's claim expires
+    assert game.processor.process(message) is Result.PROCESSED
+    assert game.sms.last(ALICE) == replies.unknown_player("bob")
+    assert _items_holding(game, BOB) == []
