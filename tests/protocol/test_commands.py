@@ -49,6 +49,20 @@ def test_a_resolved_game_tells_both_players_the_result_and_both_moves(game: Game
     assert game.sms.last(BOB) == replies.score(0, 1, 0, -1)
 
 
+def test_a_tie_is_kept_in_both_players_scores_and_ends_a_streak(game: Game) -> None:
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    game.text(ALICE, "rock bob")
+    game.text(BOB, "scissors alice")  # alice wins: a streak of one
+    game.text(ALICE, "paper bob")
+    game.text(BOB, "paper alice")
+    assert game.sms.last(BOB) == replies.result(Outcome.TIE, Move.PAPER, Move.PAPER, "alice")
+    assert game.sms.last(ALICE) == replies.result(Outcome.TIE, Move.PAPER, Move.PAPER, "bob")
+    game.text(ALICE, "score")
+    assert game.sms.last(ALICE) == replies.score(1, 0, 1, 0)
+    game.text(BOB, "score")
+    assert game.sms.last(BOB) == replies.score(0, 1, 1, 0)
+
+
 def test_again_throws_at_the_last_opponent_who_can_answer_with_again(game: Game) -> None:
     game.register((ALICE, "Alice"), (BOB, "bob"))
     game.text(ALICE, "rock bob")
