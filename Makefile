@@ -65,7 +65,7 @@ play demo: $(if $(filter local,$(DYNAMODB)),dynamodb-local)
 test-dynamodb-local: $(DEV) dynamodb-local
 	DYNAMODB=local $(PY) -m pytest tests/protocol tests/chaos/test_chaos_soak.py
 
-# Mutation testing (not part of `make test`; tens of minutes): scripts/mutants.py, docs/reliability.md.
+# Mutation testing (not part of `make test`; the core in minutes, the engine in hours): scripts/mutants.py, docs/reliability.md.
 mutants: $(DEV)
 	$(PY) -m pip install --quiet -r requirements-mutants.txt
 	$(PY) scripts/mutants.py
