@@ -35,6 +35,15 @@ def test_renaming_frees_the_old_name_and_keeps_games(game: Game) -> None:
     assert game.sms.last(BOB) == replies.result(Outcome.WIN, Move.PAPER, Move.ROCK, "queen")
 
 
+def _scores(game: Game, *phones: str) -> list[str]:
+    """What SCORE answers each of `phones`, in turn."""
+    answers = []
+    for phone in phones:
+        game.text(phone, "score")
+        answers.append(game.sms.last(phone))
+    return answers
+
+
 def test_a_resolved_game_tells_both_players_the_result_and_both_moves(game: Game) -> None:
     game.register((ALICE, "alice"), (BOB, "bob"))
     game.text(ALICE, "throw rock bob")
@@ -43,10 +52,7 @@ def test_a_resolved_game_tells_both_players_the_result_and_both_moves(game: Game
     game.text(BOB, "sc alice")
     assert game.sms.last(BOB) == replies.result(Outcome.LOSS, Move.SCISSORS, Move.ROCK, "alice")
     assert game.sms.last(ALICE) == replies.result(Outcome.WIN, Move.ROCK, Move.SCISSORS, "bob")
-    game.text(ALICE, "score")
-    assert game.sms.last(ALICE) == replies.score(1, 0, 0, 1)
-    game.text(BOB, "score")
-    assert game.sms.last(BOB) == replies.score(0, 1, 0, -1)
+    assert _scores(game, ALICE, BOB) == [replies.score(1, 0, 0, 1), replies.score(0, 1, 0, -1)]
 
 
 def test_a_tie_is_kept_in_both_players_scores_and_ends_a_streak(game: Game) -> None:
@@ -57,10 +63,7 @@ def test_a_tie_is_kept_in_both_players_scores_and_ends_a_streak(game: Game) -> N
     game.text(BOB, "paper alice")
     assert game.sms.last(BOB) == replies.result(Outcome.TIE, Move.PAPER, Move.PAPER, "alice")
     assert game.sms.last(ALICE) == replies.result(Outcome.TIE, Move.PAPER, Move.PAPER, "bob")
-    game.text(ALICE, "score")
-    assert game.sms.last(ALICE) == replies.score(1, 0, 1, 0)
-    game.text(BOB, "score")
-    assert game.sms.last(BOB) == replies.score(0, 1, 1, 0)
+    assert _scores(game, ALICE, BOB) == [replies.score(1, 0, 1, 0), replies.score(0, 1, 1, 0)]
 
 
 def test_again_throws_at_the_last_opponent_who_can_answer_with_again(game: Game) -> None:
