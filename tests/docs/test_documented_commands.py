@@ -257,9 +257,9 @@ CLASSIFICATION: tuple[Rule, ...] = (
         checks=(PY + " -m tests.simulation --help",),
     ),
     Rule(
-        PY_RE + r" scripts/mutants\.py --group \w+( --module (?P<module>\w+))?( --again)?",
+        PY_RE + r" scripts/mutants\.py --group \w+( --module \w+)*( --again)?",
         Kind.LONG,
-        "mutation testing of a group (minutes)",
+        "mutation testing of a group or some of its modules (minutes to hours)",
         checks=(PY + " scripts/mutants.py --help",),
     ),
     Rule(
