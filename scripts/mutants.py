@@ -121,9 +121,10 @@ class Equivalent:
     def matches(self, mutant: Mutant) -> bool:
         if (mutant.module, mutant.function) != (self.module, self.function):
             return False
-        removed = [line[1:].strip() for line in mutant.diff.splitlines() if line.startswith("-  ")]
-        added = [line[1:].strip() for line in mutant.diff.splitlines() if line.startswith("+  ")]
-        if self.near and self.near.strip() not in [line[1:].strip() for line in mutant.diff.splitlines()]:
+        lines = mutant.diff.splitlines()
+        removed = [line[1:].strip() for line in lines if line.startswith("-  ")]
+        added = [line[1:].strip() for line in lines if line.startswith("+  ")]
+        if self.near and self.near.strip() not in [line[1:].strip() for line in lines]:
             return False
         # An empty `added` stands for a mutant that only deletes the line.
         return self.removed.strip() in removed and (
