@@ -380,45 +380,73 @@ def _check_locks_and_nicknames(record: SoakRecord, verdict: Verdict) -> None:
 
 
 def _check_fencing(record: SoakRecord, verdict: Verdict) -> None:
-    """Promise 5, read off the workers' own requests: a commit that DynamoDB accepted must have been
-    sent with a `:now` before the expiry of every lock its attempt took; and a writer stalled past
-    its lease (by the wall clock the engine uses) must have had its commit refused."""
+    """Promise 5, read off the workers' own requests. Each commit is judged by the leases its
+    attempt holds when it commits: the latest lock of each record it writes (an attempt that met a
+    stale read gives its leases back and locks again, with fresh leases). A commit that DynamoDB
+    accepted must have been sent with a `:now` before the expiry of each of those; and a writer
+    stalled past a lease it still holds (by the wall clock the engine uses) must have had its
+    commit refused."""
     by_pid: dict[int, list[dict[str, Any]]] = defaultdict(list)
     for event in record.worker_events:
         by_pid[event["pid"]].append(event)
     fenced, slow_clock = 0, 0
     for events in by_pid.values():
         events.sort(key=lambda event: event["t"])
-        expiries: list[float] = []
-        stalled_past_lease = False
+        held: dict[str, float] = {}  # phone (or shared record) -> expiry of the lease held on it
+        stale: set[str] = set()  # held leases that a stall outlived
         for event in events:
             if event["e"] == "claim":
-                expiries, stalled_past_lease = [], False
+                held, stale = {}, set()
             elif event["e"] == "lock" and event.get("ok") and event.get("expires"):
-                expiries.append(float(event["expires"]["N"]))
-            elif event["e"] == "woke" and event.get("point") == "after_lock" and expiries:
-                if event["wall"] > min(expiries):
-                    stalled_past_lease = True
+                phone = event.get("phone", f"lock {len(held)}")
+                held[phone] = float(event["expires"]["N"])
+                stale.discard(phone)
+            elif event["e"] == "release" and event.get("ok"):
+                held.pop(event["phone"], None)
+                stale.discard(event["phone"])
+            elif event["e"] == "woke" and event.get("point") == "after_lock" and held:
+                outlived = {phone for phone, expires in held.items() if event["wall"] > expires}
+                if outlived:
+                    stale |= outlived
                 else:
                     slow_clock += 1  # the wall clock moved less than the stall: nothing expired
             elif event["e"] == "commit":
-                sent_at = max((float(value) for value in event.get("fenced_at") or []), default=None)
-                if event["ok"] and sent_at is not None and expiries and sent_at >= min(expiries):
-                    verdict.violations.append(
-                        f"worker {event['pid']} committed {event['key']} at {sent_at:.3f}, "
-                        "after its lock expired at "
-                        f"{min(expiries):.3f}"
-                    )
-                elif event["ok"] and stalled_past_lease:
-                    verdict.violations.append(
-                        f"worker {event['pid']} stalled past its lease, then committed {event['key']}"
-                    )
-                elif not event["ok"] and stalled_past_lease:
+                _judge_commit(event, held, stale, verdict)
+                if not event["ok"] and stale & set(_written(event, held)):
                     fenced += 1
-                expiries, stalled_past_lease = [], False
+                held, stale = {}, set()
     verdict.figures["stale writers fenced (stalled past the lease, commit refused)"] = fenced
     if slow_clock:
         verdict.figures["stalls during which the wall clock did not pass the lease"] = slow_clock
+
+
+def _written(event: dict[str, Any], held: dict[str, float]) -> list[str]:
+    """The records a commit writes under a lease: named by the commit's log, else (older logs)
+    every record its attempt holds."""
+    phones = event.get("fenced_phones")
+    return list(phones) if phones is not None else list(held)
+
+
+def _judge_commit(event: dict[str, Any], held: dict[str, float], stale: set[str], verdict: Verdict) -> None:
+    if not event["ok"]:
+        return
+    written = _written(event, held)
+    unheld = sorted(phone[-4:] for phone in written if phone not in held)
+    if unheld:
+        verdict.violations.append(
+            f"worker {event['pid']} committed {event['key']} writing {', '.join(unheld)} with no lease held"
+        )
+    sent_at = max((float(value) for value in event.get("fenced_at") or []), default=None)
+    expiries = [held[phone] for phone in written if phone in held]
+    if sent_at is not None and expiries and sent_at >= min(expiries):
+        verdict.violations.append(
+            f"worker {event['pid']} committed {event['key']} at {sent_at:.3f}, "
+            f"after its lock expired at {min(expiries):.3f}"
+        )
+    elif stale & set(written):
+        verdict.violations.append(
+            f"worker {event['pid']} stalled past its lease, then committed {event['key']}"
+        )
 
 
 def _check_poison(record: SoakRecord, verdict: Verdict) -> None:

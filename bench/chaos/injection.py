@@ -171,6 +171,10 @@ def _step(operation: str, params: dict[str, Any]) -> str:
         return "lease"
     if operation == "UpdateItem" and update.startswith("SET delivered.#index"):
         return "record"
+    if (operation == "UpdateItem" and update == "REMOVE user_locked") or (
+        operation == "DeleteItem" and "user_locked.lock_uuid = :me" in params.get("ConditionExpression", "")
+    ):
+        return "release"
     return operation
 
 
@@ -236,14 +240,24 @@ def _after_call(
             _maybe_stall("after_lock", lease)
     elif step == "commit":
         reasons = [reason.get("Code") for reason in parsed.get("CancellationReasons", [])]
-        fences = [
-            item[kind]["ExpressionAttributeValues"][":now"]["N"]
+        fenced = [
+            (
+                (item[kind].get("Key") or item[kind].get("Item") or {}).get("phone_number", {}).get("S", "?"),
+                item[kind]["ExpressionAttributeValues"][":now"]["N"],
+            )
             for item in params.get("TransactItems", [])
             for kind in item
             if ":now" in item[kind].get("ExpressionAttributeValues", {})
         ]
         log(
-            "commit", key=_state["key"], ok=ok, code=code, reasons=reasons, fenced_at=fences, wall=time.time()
+            "commit",
+            key=_state["key"],
+            ok=ok,
+            code=code,
+            reasons=reasons,
+            fenced_phones=[phone for phone, _ in fenced],
+            fenced_at=[now for _, now in fenced],
+            wall=time.time(),
         )
         if ok:
             # The record drops its outbox once every reply is delivered: the checker reads it here.
@@ -266,6 +280,8 @@ def _after_call(
             # log it, and the record drops its outbox once all is sent.
             outbox = [(e["M"]["to"]["S"], e["M"]["from"]["S"], e["M"]["body"]["S"]) for e in stored]
             log("outbox", key=params["Key"]["messageId"]["S"], outbox=outbox, source="lease")
+    elif step == "release":
+        log("release", key=_state["key"], phone=params["Key"]["phone_number"]["S"], ok=ok)
     elif step == "record":
         index = int(params["ExpressionAttributeNames"]["#index"])
         outcome = params["ExpressionAttributeValues"][":outcome"]["S"]

@@ -221,6 +221,90 @@ def test_a_stale_writer_that_commits_after_its_lease_is_a_violation() -> None:
     assert any("after its lock expired" in violation for violation in violations), violations
 
 
+def _stale_read_attempt(*, relock: tuple[str, ...], commit_ok: bool) -> list[dict[str, Any]]:
+    """A STOP's attempt that locks Alice and Bob, stalls past both leases, meets a stale read, gives
+    its leases back and locks `relock` again with fresh leases, then commits writing both."""
+
+    def lock(phone: str, t: float, expires: str) -> dict[str, Any]:
+        return {
+            "e": "lock",
+            "pid": 400,
+            "t": t,
+            "key": "SM9",
+            "phone": phone,
+            "ok": True,
+            "expires": {"N": expires},
+        }
+
+    events = [
+        {"e": "claim", "pid": 400, "t": 19.9, "key": "SM9", "ok": True},
+        lock(ALICE, 20.0, "1003.0"),
+        lock(BOB, 20.1, "1003.1"),
+        {
+            "e": "stall",
+            "pid": 400,
+            "t": 20.1,
+            "key": "SM9",
+            "point": "after_lock",
+            "seconds": 4.3,
+            "wall": 1000.0,
+        },
+        {"e": "woke", "pid": 400, "t": 24.4, "key": "SM9", "point": "after_lock", "wall": 1004.4},
+        {"e": "release", "pid": 400, "t": 24.5, "key": "SM9", "phone": ALICE, "ok": True},
+        {"e": "release", "pid": 400, "t": 24.6, "key": "SM9", "phone": BOB, "ok": True},
+    ]
+    events += [lock(phone, 24.7 + index / 10, "1008.0") for index, phone in enumerate(relock)]
+    events.append(
+        {
+            "e": "commit",
+            "pid": 400,
+            "t": 25.0,
+            "key": "SM9",
+            "ok": commit_ok,
+            "fenced_phones": [ALICE, BOB],
+            "fenced_at": ["1005.0", "1005.0"],
+        }
+    )
+    return events
+
+
+def test_a_commit_is_judged_by_the_leases_it_holds_when_it_commits_not_by_leases_it_gave_up() -> None:
+    record = clean_record()
+    record.worker_events += _stale_read_attempt(relock=(ALICE, BOB), commit_ok=True)
+    verdict = check(record)
+    assert not any("SM9" in violation for violation in verdict.violations), verdict.violations
+
+
+def test_a_commit_writing_a_record_whose_old_lease_expired_and_was_never_taken_again_is_a_violation() -> None:
+    record = clean_record()
+    record.worker_events += [
+        event
+        for event in _stale_read_attempt(relock=(ALICE,), commit_ok=True)
+        if not (event["e"] == "release" and event["phone"] == BOB)
+    ]
+    violations = check(record).violations
+    assert any(
+        "SM9" in violation and "after its lock expired at 1003.100" in violation for violation in violations
+    ), violations
+
+
+def test_a_commit_writing_a_record_it_holds_no_lease_on_is_a_violation() -> None:
+    record = clean_record()
+    record.worker_events += _stale_read_attempt(relock=(ALICE,), commit_ok=True)
+    violations = check(record).violations
+    assert any("SM9" in violation and "no lease" in violation for violation in violations), violations
+
+
+def test_a_refused_commit_of_a_writer_stalled_past_a_lease_it_still_holds_counts_as_fenced() -> None:
+    record = clean_record()
+    record.worker_events += [
+        event for event in _stale_read_attempt(relock=(), commit_ok=False) if event["e"] != "release"
+    ]
+    verdict = check(record)
+    assert not any("SM9" in violation for violation in verdict.violations), verdict.violations
+    assert verdict.figures["stale writers fenced (stalled past the lease, commit refused)"] == 1
+
+
 def test_poison_missing_from_the_dead_letter_queue_and_a_lost_message_are_violations() -> None:
     record = replace(clean_record(), dead_letters=[])
     record.inbound["SM3"] = Inbound("SM3", ALICE, "score", "score", 9.0)
