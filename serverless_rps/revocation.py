@@ -89,7 +89,7 @@ def _phrases(rules: dict[str, tuple[str, ...]]) -> dict[tuple[str, ...], str]:
 
 
 _STOP_VERBS = "(stop|quit|end|cancel|cease|halt)"
-_CONTACT_NOUNS = "(text|message|contact|call|spam|sending)"
+_CONTACT_NOUNS = "(text|message|contact|call|spam)"
 _TO_ME = "(me|this number|my number|my phone)"
 
 # Clear phrases: a revocation wherever they stand, unless negated just before.
@@ -98,6 +98,8 @@ _CLEAR_PHRASES = _phrases(
         "stop-texting": (
             f"{_STOP_VERBS} [sending|sending me|with|with the|with all the|all|all the|all these|all your"
             f"|the|these|those|your|them] {_CONTACT_NOUNS}",
+            # "sending" only with "me" or a text after it: `stop sending rock` is game talk
+            f"{_STOP_VERBS} sending [stuff|anything|things] (me|to me|to this number)",
         ),
         "unsubscribe": ("unsubscribe",),
         "opt-out": ("opt [me|this number|my number] out", "optout"),

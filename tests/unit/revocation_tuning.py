@@ -35,6 +35,7 @@ REVOCATIONS = (
     "Stop sending texts",
     "stop with the texts",
     "stop spamming me",
+    "stop sending me stuff",
     # unsubscribe / remove / take me off / opt out / delete my number
     "unsubscribe pls",
     "Unsubscribe!!",
@@ -136,6 +137,7 @@ GAME_TALK = (
     "stop stalling, throw!",
     "end it bob, throw already",
     "no more rock for me",
+    "stop sending rock every time bob",
 )
 
 OTHER_TEXT = (
