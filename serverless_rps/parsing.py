@@ -14,7 +14,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from serverless_rps import replies
+from serverless_rps import replies, revocation
+from serverless_rps.normalisation import normalised
 from serverless_rps.rules import Move, move_from_word
 
 __all__ = [
@@ -93,7 +94,11 @@ class ShowTop:
 
 @dataclass(frozen=True)
 class OptOut:
-    """A carrier opt-out word: delete the player's data. Twilio answers the player itself."""
+    """A request to stop texting: delete the player's data. An exact carrier keyword is answered
+    by Twilio itself; anything Twilio may not have matched gets the one confirmation we send."""
+
+    confirm: bool = False  # True when Twilio may not have answered it: the bot sends the one confirmation
+    rule: str = "keyword"  # which rule matched, for the operator's audit log
 
 
 @dataclass(frozen=True)
@@ -153,36 +158,6 @@ _TWILIO_OPT_OUT = "STOP"
 _TWILIO_OPT_IN = "START"
 _TWILIO_HELP = "HELP"
 
-# Characters a phone or a paste can put in a word without showing them. Unicode's format
-# category (Cf) covers the zero-width space and joiners, U+2060, U+FEFF and the soft hyphen;
-# these are the invisible ones outside it.
-_INVISIBLE_NON_FORMAT = frozenset(
-    {
-        "\u034f",  # combining grapheme joiner
-        "\u115f",  # Hangul choseong filler
-        "\u1160",  # Hangul jungseong filler
-        "\u3164",  # Hangul filler
-        "\uffa0",  # half-width Hangul filler
-    }
-)
-
-
-def _is_invisible(character: str) -> bool:
-    code = ord(character)
-    return (
-        unicodedata.category(character) == "Cf"
-        or character in _INVISIBLE_NON_FORMAT
-        or 0xFE00 <= code <= 0xFE0F  # variation selectors
-        or 0xE0100 <= code <= 0xE01EF  # variation selectors supplement
-    )
-
-
-def _normalised(body: str) -> str:
-    """NFKC (full-width and compatibility forms to plain ones), without invisible characters."""
-    return "".join(
-        character for character in unicodedata.normalize("NFKC", body) if not _is_invisible(character)
-    )
-
 
 def _is_punctuation_or_symbol(character: str) -> bool:
     return unicodedata.category(character)[0] in "PS"
@@ -238,23 +213,46 @@ def is_valid_nickname(name: str) -> bool:
 
 def parse(body: str, opt_out_type: str | None = None) -> Command:
     """`opt_out_type` is Twilio's `OptOutType` webhook parameter (Advanced Opt-Out only): when it
-    is STOP, START or HELP it decides, whatever the body says; any other value counts as absent."""
+    is STOP, START or HELP it decides, whatever the body says; any other value counts as absent.
+
+    In order: Twilio's verdict; a lone keyword (opt-out, opt-in, help); a command; and only for
+    text no command reads (what would be answered "didn't get that" or a usage error) the
+    free-text revocation rules of `revocation.py`. So a real command always wins: `nick stop`
+    is a bad nickname, `throw rock stop` a throw at a player called stop, `help stop` help."""
     verdict = (opt_out_type or "").strip().upper()
     if verdict == _TWILIO_OPT_OUT:
-        return OptOut()
+        return OptOut(confirm=False, rule="advanced-opt-out")
     if verdict in (_TWILIO_OPT_IN, _TWILIO_HELP):
         return AnsweredByTwilio()
 
-    text = _normalised(body)
+    text = normalised(body)
     keyword = _lone_keyword(text)
     if keyword in OPT_OUT_WORDS:
-        return OptOut()
+        if _is_twilio_keyword(body):
+            return OptOut(confirm=False, rule="keyword")
+        return OptOut(confirm=True, rule="keyword-as-typed")
     if keyword in OPT_IN_WORDS:
         return OptIn()
     if keyword in HELP_WORDS or (not keyword and "?" in text):
         return ShowHelp(replies.help_overview())
 
-    words = text.split()
+    command = _command(text.split())
+    if isinstance(command, ReplyOnly) or command == ShowHelp(replies.unknown_help_topic()):
+        revoked = revocation.classify(body)
+        if revoked is not None:
+            return OptOut(confirm=True, rule=revoked.rule)
+    return command
+
+
+def _is_twilio_keyword(body: str) -> bool:
+    """Whether Twilio itself matches `body` as an opt-out keyword: the whole message, in any
+    case, surrounding whitespace ignored. Anything else (`Stop.`, `ＳＴＯＰ`, a zero-width space
+    inside) it may not match, so it may not have confirmed it either."""
+    word = body.strip()
+    return word.isascii() and word.lower() in OPT_OUT_WORDS
+
+
+def _command(words: list[str]) -> Command:
     if not words:
         return ReplyOnly(replies.empty_message())
     command, arguments = words[0].lower(), words[1:]

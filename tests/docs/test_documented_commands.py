@@ -176,6 +176,12 @@ CLASSIFICATION: tuple[Rule, ...] = (
         expect_output="0 violations",
     ),
     Rule(
+        PY_RE + r" -m tests\.unit\.revocation_corpus",
+        Kind.RUN,
+        "precision and recall of the opt-out reading on both halves of the revocation test set",
+        expect_output="held-out half",
+    ),
+    Rule(
         PY_RE + r" scripts/mutants\.py --group \w+ --report",
         Kind.RUN,
         "reads the last mutation run; in a fresh clone there is none, which it says, exiting 1",

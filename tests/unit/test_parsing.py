@@ -91,8 +91,12 @@ def test_bad_input_becomes_a_clear_reply(body: str, reply: str) -> None:
     assert parse(body) == ReplyOnly(reply) or parse(body) == ShowHelp(reply)
 
 
-def test_stop_inside_a_sentence_is_not_an_opt_out() -> None:
-    assert not isinstance(parse("please stop it"), OptOut)
+def test_stop_inside_game_talk_is_not_an_opt_out() -> None:
+    assert not isinstance(parse("lol you can't stop me"), OptOut)
+
+
+def test_stop_inside_a_request_to_stop_is_an_opt_out_we_confirm() -> None:
+    assert parse("please stop it") == OptOut(confirm=True, rule="stop-courtesy")
 
 
 def test_nicknames_cannot_be_commands_or_moves() -> None:
@@ -149,8 +153,12 @@ def typed_forms(word: str) -> list[str]:
 
 @pytest.mark.parametrize("word", TWILIO_OPT_OUT_WORDS)
 def test_every_opt_out_word_in_every_typed_form_opts_out(word: str) -> None:
+    # Twilio matches the whole message in any case, surrounding whitespace ignored, and confirms
+    # it itself; any other form it may not have matched, so the bot sends the one confirmation.
+    exact = {word, word.lower(), word.capitalize(), f"  {word}  \n"}
     for body in typed_forms(word):
-        assert parse(body) == OptOut(), repr(body)
+        expected = OptOut() if body in exact else OptOut(confirm=True, rule="keyword-as-typed")
+        assert parse(body) == expected, repr(body)
 
 
 @pytest.mark.parametrize("word", ["START", "UNSTOP", "YES"])
@@ -173,24 +181,21 @@ def test_help_words_as_typed_show_the_overview(body: str) -> None:
 def test_opt_out_words_survive_any_case_spaces_and_punctuation(
     word: str, case: Callable[[str], str], before: str, after: str
 ) -> None:
-    assert parse(before + case(word) + after) == OptOut()
+    command = parse(before + case(word) + after)
+    twilio_matches_it = (before + after).strip() == ""
+    assert command == (OptOut() if twilio_matches_it else OptOut(confirm=True, rule="keyword-as-typed"))
 
 
-@pytest.mark.parametrize(
-    "body",
-    [
-        "stop bob",
-        "Stop please",
-        "please stop",
-        "end game",
-        "quit now!",
-        "cancel rock bob",
-        "s t o p",
-        "stopp",
-    ],
-)
-def test_opt_out_words_with_anything_else_are_not_opt_outs(body: str) -> None:
+@pytest.mark.parametrize("body", ["stop bob", "end game", "cancel rock bob", "stop sign"])
+def test_opt_out_words_with_other_words_are_not_opt_outs(body: str) -> None:
     assert not isinstance(parse(body), OptOut)
+
+
+@pytest.mark.parametrize("body", ["Stop please", "please stop", "quit now!", "s t o p", "stopp"])
+def test_requests_to_stop_that_are_not_twilios_keywords_opt_out_with_our_confirmation(body: str) -> None:
+    command = parse(body)
+    assert isinstance(command, OptOut)
+    assert command.confirm
 
 
 def test_commands_still_parse_around_the_opt_out_words() -> None:
@@ -204,7 +209,7 @@ def test_commands_still_parse_around_the_opt_out_words() -> None:
 
 @pytest.mark.parametrize("body", ["STOP", "arrêt", "baja", "nick alice", "", "throw rock bob"])
 def test_twilios_stop_verdict_opts_out_whatever_the_body(body: str) -> None:
-    assert parse(body, opt_out_type="STOP") == OptOut()
+    assert parse(body, opt_out_type="STOP") == OptOut(confirm=False, rule="advanced-opt-out")
 
 
 @pytest.mark.parametrize("opt_out_type", ["START", "HELP"])
