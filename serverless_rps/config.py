@@ -29,6 +29,7 @@ __all__ = [
     "ConfigurationError",
     "GameSettings",
     "LazyClient",
+    "TwilioCredentials",
     "VerifySettings",
     "WebhookSettings",
     "contact_key",
