@@ -1,5 +1,6 @@
-"""The game function: an SQS-triggered Lambda. It only translates: SQS records in, a partial
-batch response out. Clients and settings are built once per cold start, on first use.
+"""The game function: an SQS-triggered Lambda. It only translates: each SQS record in becomes an
+`InboundSms` for the processor (or a parked poison message), and a partial batch response goes
+out. Its parts are built once per cold start, on first use, by the composition root (bootstrap.py).
 
 The partial batch response is written here, not with Powertools' batch utility: that utility
 imports asyncio (for its async processor) and every event data class it knows, some 60 ms of a
@@ -9,6 +10,7 @@ cold start for a loop of a few lines (docs/performance.md, "Cold start").
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -16,21 +18,57 @@ from typing import Any
 import boto3
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from serverless_rps.config import GameSettings, LazyClient, contact_key, read_auth_token
+from serverless_rps.bootstrap import build_engine, build_queues
+from serverless_rps.config import GameSettings
 from serverless_rps.exceptions import ConfigurationProblem, PoisonMessage, RetryLater
-from serverless_rps.game import Limits
-from serverless_rps.game_store import DynamoGameStore, TableNames
 from serverless_rps.message_queue import DeadLetterQueue, IncomingQueue
 from serverless_rps.observability import count, count_message, logger, metrics, tracer
-from serverless_rps.parsing import parse
 from serverless_rps.processing import InboundSms, MessageProcessor
-from serverless_rps.reply_budget import BudgetPolicy
-from serverless_rps.sms_gateway import TwilioSmsGateway
 
-__all__ = ["Engine", "GameFunction", "build_engine", "build_game_function", "lambda_handler"]
+__all__ = ["GameFunction", "build_game_function", "inbound_sms", "lambda_handler"]
 
 # A failed message comes back after at least this long, so a hot loop cannot form.
 _MIN_REDELIVERY_SECONDS = 1.0
+
+
+def inbound_sms(record: Mapping[str, Any]) -> InboundSms:
+    """One SQS record (Lambda's shape: messageId, body, attributes, ...) as the SMS the webhook put
+    on the queue. Raises PoisonMessage for a body that no retry could ever process."""
+    body = record.get("body") or ""
+    try:
+        fields: Any = json.loads(body)
+    except (TypeError, ValueError) as exc:
+        raise PoisonMessage("body is not JSON") from exc
+    if not isinstance(fields, dict):
+        raise PoisonMessage("body is not a JSON object")
+    for name in ("From", "To", "Body"):
+        if not isinstance(fields.get(name), str):
+            raise PoisonMessage(f"{name} is missing or not a string")
+    if not fields["From"].strip() or not fields["To"].strip():
+        raise PoisonMessage("From or To is empty")
+    sid = fields.get("MessageSid")
+    if sid is not None and (not isinstance(sid, str) or not sid.strip()):
+        raise PoisonMessage("MessageSid is not a non-empty string")
+    opt_out_type = fields.get("OptOutType")
+    return InboundSms(
+        sid,
+        fields["From"].strip(),
+        fields["To"].strip(),
+        fields["Body"],
+        record["messageId"],
+        opt_out_type.strip().upper() if isinstance(opt_out_type, str) and opt_out_type.strip() else None,
+        _enqueued_at(record),
+    )
+
+
+def _enqueued_at(record: Mapping[str, Any]) -> float | None:
+    """When the webhook put the message on the queue: SQS's SentTimestamp (ms), which a redrive
+    resets. None if the record does not say."""
+    sent = record.get("attributes", {}).get("SentTimestamp")
+    try:
+        return int(sent) / 1000 if sent is not None else None
+    except (TypeError, ValueError):
+        return None
 
 
 @dataclass
@@ -41,17 +79,16 @@ class GameFunction:
 
     def handle_record(self, record: Mapping[str, Any]) -> None:
         """One SQS record of the event (Lambda's shape: messageId, receiptHandle, body, ...)."""
-        body, message_id = record.get("body") or "", record["messageId"]
         try:
-            sms = InboundSms.from_queue_body(body, message_id, _enqueued_at(record))
+            sms = inbound_sms(record)
         except PoisonMessage as poison:
             # Kept, with the reason, and acknowledged: it must never block or loop.
-            self.dead_letters.park(body, str(poison), message_id)
+            self.dead_letters.park(record.get("body") or "", str(poison), record["messageId"])
             logger.error("poison message parked on the dead-letter queue", extra={"reason": str(poison)})
             count("DeadLetters")
             count_message("-", "poison")
             return
-        command = type(parse(sms.body, sms.opt_out_type)).__name__
+        command = type(sms.command).__name__  # parsed once: the processor reads the same command
         try:
             result = self.processor.process(sms)
         except ConfigurationProblem as problem:
@@ -106,47 +143,11 @@ class GameFunction:
         return {"batchItemFailures": failed}
 
 
-@dataclass(frozen=True)
-class Engine:
-    """The store and the processor, as the game function builds them (the operator's tool too)."""
-
-    store: DynamoGameStore
-    processor: MessageProcessor
-
-
-def build_engine(settings: GameSettings, session: boto3.session.Session) -> Engine:
-    token = read_auth_token(
-        settings.twilio, session.client("ssm") if settings.twilio.auth_token_parameter else None
-    )
-    store = DynamoGameStore(
-        session.client("dynamodb"),
-        TableNames(settings.game_state_table, settings.nickname_table, settings.idempotency_table),
-        lock_lease_seconds=settings.lock_lease_seconds,
-        in_progress_expiry_seconds=settings.in_progress_expiry_seconds,
-        completed_record_seconds=settings.completed_record_seconds,
-        contact_key=contact_key(token),
-    )
-    sender = TwilioSmsGateway(settings.twilio.account_sid, token, settings.twilio.api_url)
-    processor = MessageProcessor(
-        store,
-        sender,
-        limits=Limits(challenge_expiry_seconds=settings.challenge_expiry_seconds),
-        lock_wait_seconds=settings.lock_wait_seconds,
-        budget=BudgetPolicy(settings.reply_budget_burst, settings.reply_budget_per_hour),
-    )
-    return Engine(store, processor)
-
-
 def build_game_function(settings: GameSettings, session: boto3.session.Session | None = None) -> GameFunction:
+    """The game function, from the parts the composition root builds (bootstrap.py)."""
     session = session or boto3.session.Session()
-    # Only a failure calls SQS (a quicker redelivery, a poison message parked): built then.
-    sqs = LazyClient(session, "sqs")
-    engine = build_engine(settings, session)
-    return GameFunction(
-        engine.processor,
-        IncomingQueue(sqs, settings.incoming_queue_url),
-        DeadLetterQueue(sqs, settings.dead_letter_queue_url),
-    )
+    queues = build_queues(settings, session)
+    return GameFunction(build_engine(settings, session).processor, queues.incoming, queues.dead_letters)
 
 
 @functools.cache
@@ -159,16 +160,6 @@ def _cold_start() -> GameFunction:
             "configuration error: the game function cannot start", extra={"error_type": type(exc).__name__}
         )
         raise
-
-
-def _enqueued_at(record: Mapping[str, Any]) -> float | None:
-    """When the webhook put the message on the queue: SQS's SentTimestamp (ms), which a redrive
-    resets. None if the record does not say."""
-    sent = record.get("attributes", {}).get("SentTimestamp")
-    try:
-        return int(sent) / 1000 if sent is not None else None
-    except (TypeError, ValueError):
-        return None
 
 
 @logger.inject_lambda_context(clear_state=True)

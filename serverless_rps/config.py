@@ -1,7 +1,8 @@
 """The one place that reads the environment.
 
-Every other module receives a `GameSettings` or `WebhookSettings` value. Names are fixed so that
-template.yaml, the local stack and the tests can drive the handlers without knowing their insides.
+Every other module receives a `GameSettings` or `WebhookSettings` value (observability.py asks
+`tracing_enabled` once, at import). Names are fixed so that template.yaml, the local stack and the
+tests can drive the handlers without knowing their insides.
 
 Timing values and why (docs/protocol.md has the full reasoning; a test checks template.yaml):
 
@@ -24,19 +25,30 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
+    "DEFAULT_METRICS_NAMESPACE",
     "ConfigurationError",
     "GameSettings",
     "LazyClient",
+    "TwilioCredentials",
+    "VerifySettings",
     "WebhookSettings",
     "contact_key",
     "read_auth_token",
+    "tracing_enabled",
 ]
 
 DAY = 24 * 60 * 60
+# Where the game function's CloudWatch metrics go when POWERTOOLS_METRICS_NAMESPACE is unset
+# (the tests, the local stack); template.yaml sets ServerlessRps/<stack>.
+DEFAULT_METRICS_NAMESPACE = "ServerlessRps"
 
 
 class ConfigurationError(Exception):
-    """A required setting is missing or malformed."""
+    """A setting is missing or malformed: raised while settings are read, before anything runs.
+
+    Not to be confused with `exceptions.ConfigurationProblem`, which AWS or Twilio raise while a
+    message is processed (a missing table, AccessDenied, a refused token) and which retries it.
+    """
 
 
 def _required(env: Mapping[str, str], name: str) -> str:
@@ -100,6 +112,7 @@ class GameSettings:
     lock_wait_seconds: float = 1.5
     reply_budget_burst: int = 60
     reply_budget_per_hour: int = 180
+    metrics_namespace: str = DEFAULT_METRICS_NAMESPACE
 
     @classmethod
     def from_environment(cls, env: Mapping[str, str] | None = None) -> GameSettings:
@@ -119,6 +132,8 @@ class GameSettings:
             lock_wait_seconds=_number(env, "LOCK_WAIT_SECONDS", 1.5),
             reply_budget_burst=int(_number(env, "REPLY_BUDGET_BURST", 60)),
             reply_budget_per_hour=int(_number(env, "REPLY_BUDGET_PER_HOUR", 180)),
+            metrics_namespace=env.get("POWERTOOLS_METRICS_NAMESPACE", "").strip()
+            or DEFAULT_METRICS_NAMESPACE,
         )
 
     def __post_init__(self) -> None:
@@ -146,6 +161,41 @@ class WebhookSettings:
             twilio=_twilio(env),
             public_webhook_url=env.get("PUBLIC_WEBHOOK_URL", "").strip() or None,
         )
+
+
+@dataclass(frozen=True)
+class VerifySettings:
+    """What the operator's tool's `verify` may take from the environment when no flag gives it."""
+
+    service_number: str | None = None  # TWILIO_PHONE_NUMBER: the game's Twilio number
+    webhook_url: str | None = None  # WEBHOOK_URL: the whole URL (the local stack writes it)
+    webhook_path_secret: str | None = None  # WEBHOOK_PATH_SECRET: completes the stack's WebhookUrl
+
+    @classmethod
+    def from_environment(cls, env: Mapping[str, str] | None = None) -> VerifySettings:
+        env = os.environ if env is None else env
+        return cls(
+            service_number=env.get("TWILIO_PHONE_NUMBER", "").strip() or None,
+            webhook_url=env.get("WEBHOOK_URL", "").strip() or None,
+            webhook_path_secret=env.get("WEBHOOK_PATH_SECRET", "").strip() or None,
+        )
+
+
+# Powertools' spelling of a true flag (`strtobool`).
+_TRUE = {"1", "y", "yes", "t", "true", "on"}
+
+
+def tracing_enabled(env: Mapping[str, str] | None = None) -> bool:
+    """Whether a function traces, by Powertools' own rule (`Tracer._is_tracer_disabled`): off when
+    POWERTOOLS_TRACE_DISABLED says so, under the SAM CLI (AWS_SAM_LOCAL) or Chalice's local mode
+    (AWS_CHALICE_CLI_MODE), where no X-Ray daemon listens, and outside Lambda (no
+    LAMBDA_TASK_ROOT); on otherwise. With `Tracing: Active` Lambda runs the daemon."""
+    env = os.environ if env is None else env
+    if env.get("POWERTOOLS_TRACE_DISABLED", "false").strip().lower() in _TRUE:
+        return False
+    if env.get("AWS_SAM_LOCAL") or env.get("AWS_CHALICE_CLI_MODE"):
+        return False
+    return bool(env.get("LAMBDA_TASK_ROOT"))
 
 
 def contact_key(auth_token: str) -> bytes:

@@ -87,4 +87,5 @@ class OutboxLeaseExpired(RetryLater):
 
 class ConfigurationProblem(RetryLater):
     """A resource or credential is missing or refused (no table, AccessDenied, Twilio 20003): no
-    retry fixes it until an operator does. The message is kept (retried, then dead-lettered)."""
+    retry fixes it until an operator does. The message is kept (retried, then dead-lettered).
+    Not `config.ConfigurationError`: a setting missing or malformed, found before anything runs."""

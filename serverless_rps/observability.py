@@ -5,28 +5,26 @@ likes). Phone numbers never reach a log whole: `mask_phone` keeps the last four 
 
 Tracing costs nothing when it is off. Powertools' Tracer wraps aws-xray-sdk, and building one
 imports `aws_xray_sdk.core` (the largest single import of a cold start, docs/performance.md) even
-when it then decides to do nothing. So the decision comes first, by Powertools' own rules, and
-only a function that will trace builds a Tracer; any other gets `Untraced`, which has the two
-methods the handlers use and does nothing.
+when it then decides to do nothing. So the decision comes first (`config.tracing_enabled`, by
+Powertools' own rules), and only a function that will trace builds a Tracer; any other gets
+`Untraced`, which has the two methods the handlers use and does nothing.
 """
 
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools.logging import Logger
 from aws_lambda_powertools.metrics import Metrics, MetricUnit, single_metric
-from aws_lambda_powertools.shared import constants
-from aws_lambda_powertools.shared.functions import resolve_truthy_env_var_choice
+
+from serverless_rps.config import DEFAULT_METRICS_NAMESPACE, tracing_enabled
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.tracing import Tracer
 
 __all__ = [
-    "NAMESPACE",
     "Untraced",
     "count",
     "count_message",
@@ -34,8 +32,8 @@ __all__ = [
     "mask_phone",
     "metrics",
     "milliseconds",
+    "send_metrics_to",
     "tracer",
-    "tracing_enabled",
 ]
 
 SERVICE = "serverless-rps"
@@ -43,26 +41,19 @@ SERVICE = "serverless-rps"
 # extracted by CloudWatch Logs: no PutMetricData call, nothing on the message's path but a print at
 # the end of the invocation (`metrics.log_metrics` on the handler). Each has the dimension
 # `service`; `Messages` has `command` and `outcome` too. template.yaml's dashboard shows them.
-# The namespace is the stack's (template.yaml sets POWERTOOLS_METRICS_NAMESPACE), so that two
-# stacks in one account never mix their figures; "ServerlessRps" elsewhere.
-NAMESPACE = "ServerlessRps"
-_namespace = os.getenv("POWERTOOLS_METRICS_NAMESPACE") or NAMESPACE
-metrics = Metrics(namespace=_namespace, service=SERVICE)
+# Every metric goes to one namespace: the stack's (`GameSettings.metrics_namespace`, which
+# bootstrap hands to `send_metrics_to` at cold start), so that two stacks in one account never
+# mix their figures. Given explicitly, it is never read from the environment by Powertools.
+metrics = Metrics(namespace=DEFAULT_METRICS_NAMESPACE, service=SERVICE)
 
 logger = Logger(service=SERVICE)
 # Twilio's client logs each request's URL and headers at INFO; keep it to warnings.
 logging.getLogger("twilio.http_client").setLevel(logging.WARNING)
 
 
-def tracing_enabled() -> bool:
-    """Powertools' rule (`Tracer._is_tracer_disabled`): off when POWERTOOLS_TRACE_DISABLED says so,
-    outside Lambda (no LAMBDA_TASK_ROOT) and under the SAM CLI or Chalice's local mode, where no
-    X-Ray daemon listens; on otherwise. With `Tracing: Active` Lambda runs the daemon."""
-    if resolve_truthy_env_var_choice(env=os.getenv(constants.TRACER_DISABLED_ENV, "false")):
-        return False
-    if os.getenv(constants.SAM_LOCAL_ENV) or os.getenv(constants.CHALICE_LOCAL_ENV):
-        return False
-    return bool(os.getenv(constants.LAMBDA_TASK_ROOT_ENV))
+def send_metrics_to(namespace: str) -> None:
+    """Every metric from now on, `Messages` included, goes to this namespace."""
+    metrics.namespace = namespace
 
 
 class Untraced:
@@ -83,6 +74,7 @@ class Untraced:
 
 
 def _tracer() -> Tracer | Untraced:
+    # Decided at import, through config.py: the handlers' decorators need the tracer before any event.
     if not tracing_enabled():
         return Untraced()
     from aws_lambda_powertools.tracing import Tracer  # imports aws_xray_sdk: only when tracing
@@ -111,7 +103,7 @@ def count_message(command: str, outcome: str) -> None:
         name="Messages",
         unit=MetricUnit.Count,
         value=1,
-        namespace=NAMESPACE,
+        namespace=metrics.namespace,
         default_dimensions={"service": SERVICE},
     ) as metric:
         metric.add_dimension(name="command", value=command)

@@ -26,14 +26,12 @@ from __future__ import annotations
 
 import enum
 import functools
-import json
 import random
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from typing import Any
 
 from serverless_rps import game
 from serverless_rps.commands import Facts, spec_for
@@ -42,7 +40,6 @@ from serverless_rps.exceptions import (
     ConfigurationProblem,
     LockContended,
     OutboxLeaseExpired,
-    PoisonMessage,
     ReadsKeptChanging,
     SmsPermanentlyRefused,
     SmsTemporarilyFailed,
@@ -67,7 +64,8 @@ _ENTROPY = random.SystemRandom()
 
 @dataclass(frozen=True)
 class InboundSms:
-    """One SMS as Twilio posted it to the webhook, carried on the queue."""
+    """One SMS as Twilio posted it to the webhook, carried on the queue (app.inbound_sms reads it
+    from an SQS record)."""
 
     message_sid: str | None
     sender: str
@@ -84,33 +82,11 @@ class InboundSms:
         # Twilio may post the same SMS twice (two SQS messages): dedupe on the SMS, not the transport.
         return self.message_sid or f"sqs:{self.transport_id}"
 
-    @classmethod
-    def from_queue_body(cls, body: str, transport_id: str, enqueued_at: float | None = None) -> InboundSms:
-        """Raises PoisonMessage for a body that no retry could ever process."""
-        try:
-            fields: Any = json.loads(body)
-        except (TypeError, ValueError) as exc:
-            raise PoisonMessage("body is not JSON") from exc
-        if not isinstance(fields, dict):
-            raise PoisonMessage("body is not a JSON object")
-        for name in ("From", "To", "Body"):
-            if not isinstance(fields.get(name), str):
-                raise PoisonMessage(f"{name} is missing or not a string")
-        if not fields["From"].strip() or not fields["To"].strip():
-            raise PoisonMessage("From or To is empty")
-        sid = fields.get("MessageSid")
-        if sid is not None and (not isinstance(sid, str) or not sid.strip()):
-            raise PoisonMessage("MessageSid is not a non-empty string")
-        opt_out_type = fields.get("OptOutType")
-        return cls(
-            sid,
-            fields["From"].strip(),
-            fields["To"].strip(),
-            fields["Body"],
-            transport_id,
-            opt_out_type.strip().upper() if isinstance(opt_out_type, str) and opt_out_type.strip() else None,
-            enqueued_at,
-        )
+    @functools.cached_property
+    def command(self) -> Command:
+        """What the text asks for, parsed once however often it is asked (the handler names its
+        metric by it; the processor acts on it)."""
+        return parse(self.body, self.opt_out_type)
 
 
 class Result(enum.Enum):
@@ -161,7 +137,7 @@ class MessageProcessor:
     # -- before the commit ---------------------------------------------------------------------
 
     def _apply(self, claim: Claim, sms: InboundSms) -> CompletedRecord:
-        command = parse(sms.body, sms.opt_out_type)
+        command = sms.command
         command_name = type(command).__name__
         logger.info("processing", extra={"command": command_name, "sender": mask_phone(sms.sender)})
         tracer.put_annotation("command", command_name)

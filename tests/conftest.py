@@ -26,7 +26,6 @@ import pytest
 from freezegun import freeze_time
 from moto import mock_aws
 
-from bench.environment import CONTACT_KEY, TABLES, create_tables, delete_tables
 from serverless_rps.exceptions import SmsPermanentlyRefused, SmsTemporarilyFailed
 from serverless_rps.game import Limits
 from serverless_rps.game_store import DynamoGameStore
@@ -36,17 +35,22 @@ from serverless_rps.ports import OutboundSms
 from serverless_rps.processing import InboundSms, MessageProcessor, Result
 from serverless_rps.reply_budget import BudgetPolicy
 from serverless_rps_local.dynamodb_local import DynamoDbEngine, DynamoDbLocal, selected_engine
+from serverless_rps_local.in_process import (
+    BOT_NUMBER,
+    COMPLETED_SECONDS,
+    CONTACT_KEY,
+    IN_PROGRESS_SECONDS,
+    LEASE_SECONDS,
+    REGION,
+    TABLES,
+    create_tables,
+    delete_tables,
+)
 from serverless_rps_local.twilio_api import LocalTwilioApi
 
 # pytest's own clock measures how long each test took (--durations, and mutmut's ordering and
 # time limits, scripts/mutants.py): frozen, it reports days for a test that froze time ahead.
 freezegun.configure(extend_ignore_list=["_pytest.timing"])
-
-REGION = "us-east-1"
-LEASE_SECONDS = 25.0
-IN_PROGRESS_SECONDS = 30.0
-COMPLETED_SECONDS = 18 * 24 * 60 * 60.0
-BOT_NUMBER = "+15550000000"
 
 ALICE = "+15551110001"
 BOB = "+15552220002"

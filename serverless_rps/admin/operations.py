@@ -13,7 +13,7 @@ from typing import Any
 
 import boto3
 
-from serverless_rps.app import build_engine
+from serverless_rps.bootstrap import build_engine
 from serverless_rps.config import GameSettings
 from serverless_rps.exceptions import RetryLater
 from serverless_rps.game_store import COMPLETED, IN_PROGRESS, DynamoGameStore

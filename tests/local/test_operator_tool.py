@@ -12,9 +12,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bench.environment import sqs_event, sqs_record
 from serverless_rps.admin.verify import FICTIONAL_PHONE
 from serverless_rps_local import dev_account
+from serverless_rps_local.in_process import sqs_event, sqs_record
 from serverless_rps_local.stack import GAME_FUNCTION, OPERATOR_ENVIRONMENT, LocalStack, StackOptions
 
 REPO = Path(__file__).resolve().parents[2]

@@ -4,6 +4,7 @@ game function's batch handler with real SQS queues on moto."""
 from __future__ import annotations
 
 import json
+import sys
 import time
 from typing import Any
 
@@ -11,8 +12,8 @@ import boto3
 import pytest
 from botocore.exceptions import ClientError
 
-from serverless_rps import replies
-from serverless_rps.app import GameFunction
+from serverless_rps import parsing, replies
+from serverless_rps.app import GameFunction, build_game_function
 from serverless_rps.game import Limits
 from serverless_rps.message_queue import DeadLetterQueue, IncomingQueue
 from serverless_rps.processing import MessageProcessor
@@ -172,7 +173,6 @@ def test_duplicates_inside_one_batch_are_processed_once(
 def test_the_game_function_reads_its_wiring_from_the_environment(
     monkeypatch: pytest.MonkeyPatch, queues: Queues, dynamodb: Any
 ) -> None:
-    from serverless_rps.app import build_game_function
     from serverless_rps.config import GameSettings
 
     for name, value in {
@@ -194,3 +194,24 @@ def test_the_game_function_reads_its_wiring_from_the_environment(
 def test_fake_sms_is_not_needed_when_wiring_by_hand(game: Game) -> None:
     processor = MessageProcessor(game.store, FakeSms(), limits=Limits(), lock_wait_seconds=0)
     assert processor.process(game.inbound(ALICE, "help")).value == "processed"
+
+
+def test_each_message_is_parsed_once_for_its_metric_and_its_processing(
+    function: GameFunction, queues: Queues, game: Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    parsed: list[str] = []
+    real_parse = parsing.parse
+
+    def counted(body: str, opt_out_type: str | None = None) -> parsing.Command:
+        parsed.append(body)
+        return real_parse(body, opt_out_type)
+
+    for module in list(sys.modules.values()):
+        if module.__name__.startswith("serverless_rps") and getattr(module, "parse", None) is real_parse:
+            monkeypatch.setattr(module, "parse", counted)
+
+    event = queues.event(queues.sms_body(ALICE, "nick alice"), queues.sms_body(BOB, "help"))
+    assert _failed_ids(function.handle_batch(event, None)) == []
+
+    assert sorted(parsed) == ["help", "nick alice"]
+    assert game.sms.to(ALICE) == [replies.nick_registered("alice")]

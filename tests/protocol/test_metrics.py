@@ -1,40 +1,52 @@
 """The game function's CloudWatch metrics, as the embedded metric format lines it prints: what an
-operator's dashboard and alarms read (docs/operations.md)."""
+operator's dashboard and alarms read (docs/operations.md).
+
+The handler runs as deployed, with template.yaml's POWERTOOLS_METRICS_NAMESPACE, and every line it
+prints must be in that namespace: the dashboard looks nowhere else."""
 
 from __future__ import annotations
 
 import json
 import time
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from serverless_rps import app
+from serverless_rps.config import DEFAULT_METRICS_NAMESPACE
 from serverless_rps.exceptions import SmsTemporarilyFailed
-from serverless_rps.observability import NAMESPACE, metrics
+from serverless_rps.observability import SERVICE, metrics, send_metrics_to
 from serverless_rps.processing import Result
 from serverless_rps_local.twilio_api import LocalTwilioApi
 from tests.conftest import ALICE, BOB, CAROL, Game, new_store, transient_failure
 from tests.protocol.test_lambda_handler import LambdaContext, _event, deployed
 
 DAVE = "+15554440004"
+# As template.yaml sets it for a stack called `test-stack`.
+STACK_NAMESPACE = "ServerlessRps/test-stack"
 
 __all__ = ["deployed"]
 
 
 @pytest.fixture(autouse=True)
-def _no_metrics_from_earlier_tests() -> None:
+def _no_metrics_from_earlier_tests(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     # Tests that drive the processor without the handler add metrics nobody flushes; in Lambda
-    # every invocation flushes its own (`metrics.log_metrics`).
+    # every invocation flushes its own (`metrics.log_metrics`). The namespace is the default until
+    # a cold start reads the stack's from the environment.
     metrics.clear_metrics()
+    send_metrics_to(DEFAULT_METRICS_NAMESPACE)
+    monkeypatch.setenv("POWERTOOLS_METRICS_NAMESPACE", STACK_NAMESPACE)
+    yield
+    send_metrics_to(DEFAULT_METRICS_NAMESPACE)
 
 
 class Emitted:
     """The EMF lines printed so far: metric totals, and `Messages` by (command, outcome)."""
 
-    def __init__(self, output: str) -> None:
+    def __init__(self, output: str, namespace: str = STACK_NAMESPACE) -> None:
         self.totals: Counter[str] = Counter()
         self.values: dict[str, list[float]] = {}
         self.messages: Counter[tuple[str, str]] = Counter()
@@ -43,7 +55,9 @@ class Emitted:
                 continue
             emf = json.loads(line)
             [directive] = emf["_aws"]["CloudWatchMetrics"]
-            assert directive["Namespace"] == NAMESPACE
+            assert directive["Namespace"] == namespace, line
+            assert "service" in directive["Dimensions"][0], line
+            assert emf["service"] == SERVICE, line
             for metric in directive["Metrics"]:
                 name = metric["Name"]
                 values = emf[name] if isinstance(emf[name], list) else [emf[name]]
@@ -143,7 +157,8 @@ def test_a_redelivery_counts_the_replies_already_sent_and_times_the_ones_it_send
     clock.tick(3)
     assert game.processor.process(message) is Result.RESENT
 
-    emitted = Emitted(json.dumps(metrics.serialize_metric_set()))  # what the handler would print
+    # What the handler would print; no cold start, so no stack's namespace.
+    emitted = Emitted(json.dumps(metrics.serialize_metric_set()), DEFAULT_METRICS_NAMESPACE)
 
     assert emitted.totals["RepliesDeduplicated"] == 1, "Alice's result, sent by the first attempt"
     assert emitted.values["ReplyDelay"] == [2000.0, 5000.0]
@@ -162,5 +177,5 @@ def test_a_redelivery_counts_each_reply_the_first_attempt_sent(game: Game) -> No
 
     assert game.processor.process(message) is Result.RESENT
 
-    emitted = Emitted(json.dumps(metrics.serialize_metric_set()))
+    emitted = Emitted(json.dumps(metrics.serialize_metric_set()), DEFAULT_METRICS_NAMESPACE)
     assert (emitted.totals["RepliesDeduplicated"], emitted.totals["RepliesSent"]) == (2, 1)

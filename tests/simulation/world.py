@@ -18,7 +18,6 @@ from typing import Any, cast
 
 import requests
 
-from bench.environment import CONTACT_KEY
 from serverless_rps.app import GameFunction
 from serverless_rps.exceptions import RetryLater, StaleRead
 from serverless_rps.game import Limits
@@ -26,6 +25,7 @@ from serverless_rps.game_store import DynamoGameStore
 from serverless_rps.message_queue import DeadLetterQueue, IncomingQueue
 from serverless_rps.parsing import OptOut, parse
 from serverless_rps.processing import MessageProcessor
+from serverless_rps_local.in_process import CONTACT_KEY
 from tests.conftest import (
     BOT_NUMBER,
     COMPLETED_SECONDS,

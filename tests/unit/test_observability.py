@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from serverless_rps.observability import Untraced, mask_phone, tracing_enabled
+from serverless_rps.config import tracing_enabled
+from serverless_rps.observability import Untraced, mask_phone
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -26,15 +27,8 @@ REPO = Path(__file__).resolve().parents[2]
         ({}, False),  # outside Lambda: no X-Ray daemon to send to
     ],
 )
-def test_tracing_is_on_exactly_where_powertools_would_trace(
-    monkeypatch: pytest.MonkeyPatch, variables: dict[str, str], enabled: bool
-) -> None:
-    for name in ("LAMBDA_TASK_ROOT", "POWERTOOLS_TRACE_DISABLED", "AWS_SAM_LOCAL", "AWS_CHALICE_CLI_MODE"):
-        monkeypatch.delenv(name, raising=False)
-    for name, value in variables.items():
-        monkeypatch.setenv(name, value)
-
-    assert tracing_enabled() is enabled
+def test_tracing_is_on_exactly_where_powertools_would_trace(variables: dict[str, str], enabled: bool) -> None:
+    assert tracing_enabled(variables) is enabled
 
 
 def _loaded_after_importing_the_handlers(**variables: str) -> str:

@@ -8,6 +8,9 @@ virtual environment (scripts/sam-venv.sh); without it these tests skip locally a
 
 from __future__ import annotations
 
+import contextlib
+import io
+import json
 import os
 import re
 import shutil
@@ -18,7 +21,8 @@ from typing import Any
 
 import pytest
 
-from serverless_rps.config import GameSettings
+from serverless_rps import observability
+from serverless_rps.config import DEFAULT_METRICS_NAMESPACE, GameSettings
 from serverless_rps_local.template import load_cloudformation_yaml
 
 REPO = Path(__file__).resolve().parents[2]
@@ -682,16 +686,135 @@ def test_the_game_role_grants_exactly_the_dynamodb_calls_the_store_makes(templat
     assert not granted & set(_OPERATOR_ONLY_CALLS.values()), "the game function never scans"
 
 
-def test_the_dashboard_reads_the_namespace_the_game_function_writes_its_metrics_to(
+# --- metrics: what the code writes is what the dashboard and the alarms read ------------------------
+
+
+def in_stack(value: Any, stack: str) -> str:
+    """A namespace or name as CloudFormation resolves it in a stack called `stack`."""
+    if isinstance(value, dict) and isinstance(value.get("Fn::Sub"), str):
+        return str(value["Fn::Sub"]).replace("${AWS::StackName}", stack)
+    assert isinstance(value, str), f"{value!r}: a string or an !Sub of the stack's name"
+    return value
+
+
+def game_environment(template: dict[str, Any], stack: str) -> dict[str, str]:
+    """The game function's variables in a stack: an !Sub of the stack's name resolved, a numeric
+    parameter at its default, any other reference a placeholder."""
+    parameters = template.get("Parameters", {})
+    variables = {}
+    for name, value in environment(template, "GameFunction").items():
+        referenced = parameters.get(value.get("Ref", "")) if isinstance(value, dict) else None
+        if referenced is not None and referenced["Type"] == "Number":
+            variables[name] = str(referenced["Default"])
+        elif isinstance(value, str) or isinstance(value.get("Fn::Sub"), str):
+            variables[name] = in_stack(value, stack)
+        else:
+            variables[name] = f"<{name}>"
+    return variables
+
+
+def names_this_stack(template: dict[str, Any], value: Any) -> bool:
+    """A Ref or GetAtt of one of the template's own resources: a name no other stack has."""
+    if not isinstance(value, dict):
+        return False
+    target = value.get("Ref") or (value.get("Fn::GetAtt") or [None])[0]
+    return target in template["Resources"]
+
+
+def test_no_alarm_can_be_fired_by_another_stack_in_the_same_account(template: dict[str, Any]) -> None:
+    for logical_id, resource in template["Resources"].items():
+        if resource["Type"] != "AWS::CloudWatch::Alarm":
+            continue
+        alarm = resource["Properties"]
+        namespace = alarm["Namespace"]
+        if isinstance(namespace, str) and namespace.startswith("AWS/"):
+            dimensions = alarm.get("Dimensions", [])
+            assert any(names_this_stack(template, d["Value"]) for d in dimensions), logical_id
+        else:
+            assert in_stack(namespace, "prod") != in_stack(namespace, "staging"), logical_id
+    for logical_id, resource in template["Resources"].items():
+        if resource["Type"] == "AWS::Logs::MetricFilter":
+            for transformation in resource["Properties"]["MetricTransformations"]:
+                namespace = transformation["MetricNamespace"]
+                assert in_stack(namespace, "prod") != in_stack(namespace, "staging"), logical_id
+
+
+# What the package writes: every `count("...")` and `milliseconds("...")`, and `count_message`.
+_WRITTEN = re.compile(r"\b(?:count|milliseconds)\(\s*\"(\w+)\"")
+_SEARCH = re.compile(r"SEARCH\('\{([^}]*)\} MetricName=\"(\w+)\"'")
+
+
+def written_metrics(namespace: str) -> set[tuple[str, str, frozenset[str]]]:
+    """(namespace, metric, dimension names) of every EMF line the code writes, with the
+    game function's metrics sent where its settings say (as bootstrap does at cold start)."""
+    source = "\n".join(path.read_text(encoding="utf-8") for path in (REPO / "serverless_rps").rglob("*.py"))
+    names = set(_WRITTEN.findall(source))
+    assert {"Records", "RepliesSent", "ReplyDelay"} <= names
+    observability.send_metrics_to(namespace)
+    output = io.StringIO()
+    try:
+        observability.metrics.clear_metrics()
+        for name in names:
+            observability.count(name)
+        lines = [observability.metrics.serialize_metric_set()]
+        with contextlib.redirect_stdout(output):
+            observability.count_message("Throw", "processed")
+        lines += [json.loads(line) for line in output.getvalue().splitlines()]
+    finally:
+        observability.metrics.clear_metrics()
+        observability.send_metrics_to(DEFAULT_METRICS_NAMESPACE)
+    return {
+        (directive["Namespace"], metric["Name"], frozenset(dimension))
+        for line in lines
+        for directive in line["_aws"]["CloudWatchMetrics"]
+        for metric in directive["Metrics"]
+        for dimension in directive["Dimensions"]
+    }
+
+
+def dashboard_metrics(template: dict[str, Any], stack: str) -> list[tuple[str, str, dict[str, str]]]:
+    """(namespace, metric, dimensions) of every line the dashboard draws, CloudWatch's "." and
+    "..." shorthands spelled out, and SEARCH expressions read as the metrics they find."""
+    body, substitutions = properties(template, "OperationsDashboard")["DashboardBody"]["Fn::Sub"]
+    known = {name: in_stack(value, stack) for name, value in substitutions.items()}
+    widgets = json.loads(re.sub(r"\$\{([^}]+)\}", lambda match: known.get(match[1], f"<{match[1]}>"), body))
+    drawn = []
+    for widget in widgets["widgets"]:
+        previous: list[str] = []
+        for row in widget["properties"].get("metrics", []):
+            values = [value for value in row if not isinstance(value, dict)]
+            if not values:
+                [options] = row
+                search = _SEARCH.match(options["expression"])
+                assert search, options["expression"]
+                namespace, *dimensions = search[1].split(",")
+                drawn.append((namespace, search[2], {name: "*" for name in dimensions}))
+                continue
+            values = (
+                previous
+                if values == ["..."]
+                else [previous[i] if value == "." else value for i, value in enumerate(values)]
+            )
+            previous = values
+            namespace, metric, *pairs = values
+            drawn.append((namespace, metric, dict(zip(pairs[::2], pairs[1::2], strict=True))))
+    return drawn
+
+
+def test_every_metric_the_dashboard_draws_is_one_the_game_function_writes_where_it_looks(
     template: dict[str, Any],
 ) -> None:
-    variables = properties(template, "GameFunction")["Environment"]["Variables"]
-    dashboard = properties(template, "OperationsDashboard")
-    body, substitutions = dashboard["DashboardBody"]["Fn::Sub"]
+    stack = "my-stack"
+    namespace = GameSettings.from_environment(game_environment(template, stack)).metrics_namespace
+    written = written_metrics(namespace)
+    ours = [line for line in dashboard_metrics(template, stack) if not line[0].startswith("AWS/")]
 
-    assert substitutions["Namespace"] == variables["POWERTOOLS_METRICS_NAMESPACE"]
-    assert substitutions["Namespace"] == {"Fn::Sub": "ServerlessRps/${AWS::StackName}"}
-    for metric in ("Messages", "RepliesSent", "RepliesRefused", "RepliesDeduplicated", "BudgetHits"):
-        assert metric in body, metric
-    for metric in ("ReplyDelay", "LockContention", "DeadLetters"):
-        assert metric in body, metric
+    assert namespace == f"ServerlessRps/{stack}"
+    assert len(ours) >= 8, "the game function's own metrics are on the dashboard"
+    for line_namespace, metric, dimensions in ours:
+        assert (line_namespace, metric, frozenset(dimensions)) in written, (
+            line_namespace,
+            metric,
+            dimensions,
+        )
+        assert dimensions.get("service", "*") in ("*", observability.SERVICE)

@@ -1,0 +1,51 @@
+"""config.py is the one reader of the environment in what the two functions run. A second reader
+is how the `Messages` metric once went to a namespace the dashboard never looked in: observability
+read POWERTOOLS_METRICS_NAMESPACE for itself, and one metric forgot to use it."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from serverless_rps.config import DEFAULT_METRICS_NAMESPACE, GameSettings, VerifySettings
+
+PACKAGE = Path(__file__).resolve().parents[2] / "serverless_rps"
+_READS_ENVIRONMENT = re.compile(r"\bos\.(environ|getenv)\b|\bgetenv\(|\bimport os\b")
+
+
+def test_no_deployed_module_but_config_reads_the_environment() -> None:
+    # The deployed modules: the package's top level (function-code/build_function.py ships those).
+    readers = sorted(
+        path.name
+        for path in PACKAGE.glob("*.py")
+        if path.name != "config.py" and _READS_ENVIRONMENT.search(path.read_text(encoding="utf-8"))
+    )
+
+    assert readers == []
+
+
+def test_the_game_function_takes_its_metrics_namespace_from_its_settings() -> None:
+    base = {
+        "GAME_STATE_TABLE": "state",
+        "NICKNAME_TABLE": "nicks",
+        "IDEMPOTENCY_TABLE": "idem",
+        "INCOMING_QUEUE_URL": "http://queue/in",
+        "DEAD_LETTER_QUEUE_URL": "http://queue/dlq",
+        "TWILIO_ACCOUNT_SID": "AC" + "0" * 32,
+        "TWILIO_AUTH_TOKEN": "token",
+    }
+
+    stack = GameSettings.from_environment({**base, "POWERTOOLS_METRICS_NAMESPACE": "ServerlessRps/prod"})
+    unset = GameSettings.from_environment(base)
+
+    assert stack.metrics_namespace == "ServerlessRps/prod"
+    assert unset.metrics_namespace == DEFAULT_METRICS_NAMESPACE
+
+
+def test_verify_may_take_the_number_and_the_webhook_from_the_environment() -> None:
+    given = VerifySettings.from_environment(
+        {"TWILIO_PHONE_NUMBER": " +15550000000 ", "WEBHOOK_URL": "", "WEBHOOK_PATH_SECRET": "s3cret"}
+    )
+
+    assert given == VerifySettings(service_number="+15550000000", webhook_path_secret="s3cret")
+    assert VerifySettings.from_environment({}) == VerifySettings()
