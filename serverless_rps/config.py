@@ -27,6 +27,7 @@ __all__ = [
     "ConfigurationError",
     "GameSettings",
     "LazyClient",
+    "OperatorSettings",
     "WebhookSettings",
     "contact_key",
     "read_auth_token",
@@ -145,6 +146,24 @@ class WebhookSettings:
             incoming_queue_url=_required(env, "INCOMING_QUEUE_URL"),
             twilio=_twilio(env),
             public_webhook_url=env.get("PUBLIC_WEBHOOK_URL", "").strip() or None,
+        )
+
+
+@dataclass(frozen=True)
+class OperatorSettings:
+    """What the operator's tool reads beside the game function's settings: `verify`'s defaults."""
+
+    service_number: str | None = None
+    webhook_url: str | None = None
+    webhook_path_secret: str | None = None
+
+    @classmethod
+    def from_environment(cls, env: Mapping[str, str] | None = None) -> OperatorSettings:
+        env = os.environ if env is None else env
+        return cls(
+            service_number=env.get("TWILIO_PHONE_NUMBER", "").strip() or None,
+            webhook_url=env.get("WEBHOOK_URL", "").strip() or None,
+            webhook_path_secret=env.get("WEBHOOK_PATH_SECRET", "").strip() or None,
         )
 
 
