@@ -206,6 +206,14 @@ def _invoke(arguments: argparse.Namespace) -> int:
         # One line, no traceback: a mistyped path is the commonest mistake, and nothing ran yet.
         print(f"invoke: {problem.path}: {problem.reason}", file=sys.stderr)
         return 2
+    except StateInUse:
+        # Most often `make play` in another terminal: invoke can run beside it on a state of its own.
+        print(
+            f"invoke: another local stack (`make play`?) is using {arguments.state_dir}: stop it, or give "
+            "invoke a state of its own, e.g. --state-dir /tmp/rps-invoke (add --fresh for empty tables)",
+            file=sys.stderr,
+        )
+        return 2
     for report in reports:
         print("\n".join(report.lines()), end="\n\n")
     print(f"State kept in {arguments.state_dir} for the next run.")
