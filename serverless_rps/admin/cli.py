@@ -460,7 +460,10 @@ def _one_line(problem: BaseException) -> str:
         if code in _NOT_RECOGNISED:
             return f"{said}: AWS does not accept your credentials; check them (`aws sts get-caller-identity`)"
         if code in _NOT_ALLOWED:
-            return f"{said}: your credentials lack this permission (docs/operations.md: the tool's needs)"
+            return (
+                f"{said}: your credentials lack this permission (the tool reads, scans and changes "
+                "the stack's tables and queues)"
+            )
         if code in _NOT_THERE:
             return f"{said}: the settings name a resource that is not there; check --stack and --region"
         return said
