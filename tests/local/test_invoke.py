@@ -122,7 +122,8 @@ def test_the_signed_webhook_post_is_accepted_and_enqueued(reports: dict[str, Inv
 
 
 def test_the_command_line_invokes_an_event_file_and_keeps_the_state(tmp_path: Path) -> None:
-    command = [sys.executable, "-m", "serverless_rps", "invoke", "game", "--state-dir", str(tmp_path)]
+    # The stack's options go before the command as well as after it.
+    command = [sys.executable, "-m", "serverless_rps", "--state-dir", str(tmp_path), "invoke", "game"]
 
     help_event = str(EVENTS / "sqs-01-help.json")
 
