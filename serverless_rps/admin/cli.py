@@ -19,7 +19,6 @@ import logging
 import re
 import sys
 import traceback
-import urllib.parse
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TextIO
 
@@ -484,14 +483,10 @@ def _first_line(problem: BaseException) -> str:
 
 
 def _unreachable(endpoint: str) -> str:
-    host = urllib.parse.urlsplit(endpoint).hostname or ""
-    if host in {"localhost", "127.0.0.1", "::1"}:
-        origin = urllib.parse.urlunsplit((*urllib.parse.urlsplit(endpoint)[:2], "", "", ""))
-        return (
-            f"no local stack is running at {origin}: start `make play` in another terminal, then load "
-            f"its variables again ({locate.LOCAL_VARIABLES})"
-        )
-    return f"cannot reach {endpoint}: check the network, and the region (--region)"
+    return (
+        locate.local_stack_gone(endpoint)
+        or f"cannot reach {endpoint}: check the network, and the region (--region)"
+    )
 
 
 def _render(result: Any) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import tomllib
+import urllib.parse
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,15 @@ import boto3
 
 from serverless_rps.config import ConfigurationError, GameSettings
 
-__all__ = ["SAMCONFIG", "from_environment", "from_stack", "samconfig_region", "session", "stack_output"]
+__all__ = [
+    "SAMCONFIG",
+    "from_environment",
+    "from_stack",
+    "local_stack_gone",
+    "samconfig_region",
+    "session",
+    "stack_output",
+]
 
 GAME_FUNCTION = "GameFunction"
 # The SAM CLI's settings for this repository: `make deploy` deploys to its region.
@@ -44,6 +53,17 @@ def samconfig_region(path: Path = SAMCONFIG) -> str | None:
         return None
     region = config.get("default", {}).get("deploy", {}).get("parameters", {}).get("region")
     return region if isinstance(region, str) and region.strip() else None
+
+
+def local_stack_gone(url: str) -> str | None:
+    """What to do when nothing answers at `url`, if it is the local stack's (this machine's)."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.hostname not in {"localhost", "127.0.0.1", "::1"}:
+        return None
+    return (
+        f"no local stack is running at {parts.scheme}://{parts.netloc}: start `make play` in another "
+        f"terminal, then load its variables again ({LOCAL_VARIABLES})"
+    )
 
 
 def from_environment(env: Mapping[str, str] | None = None) -> GameSettings:

@@ -29,7 +29,13 @@ from moto import mock_aws
 
 from serverless_rps.admin import cli, locate
 from serverless_rps.admin.cli import parse_duration
-from serverless_rps.admin.verify import FICTIONAL_PHONE, Verification, VerificationFailed, webhook_url
+from serverless_rps.admin.verify import (
+    FICTIONAL_PHONE,
+    Verification,
+    VerificationFailed,
+    post_form,
+    webhook_url,
+)
 from serverless_rps.config import ConfigurationError
 from serverless_rps.exceptions import StoreUnavailable
 
@@ -419,6 +425,20 @@ def test_a_stack_whose_endpoint_is_gone_is_one_line_saying_no_local_stack_runs(t
         f"error: no local stack is running at http://127.0.0.1:{port}: start `make play` in another "
         "terminal, then load its variables again (set -a; . .local-state/game-function.env; set +a)\n"
     )
+
+
+def test_verify_against_a_stopped_local_stack_says_no_local_stack_runs() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+
+    with pytest.raises(ConfigurationError) as failure:
+        post_form(f"http://127.0.0.1:{port}/sms/secret", {"Body": "help"}, {})
+
+    assert str(failure.value).startswith(
+        f"no local stack is running at http://127.0.0.1:{port}: start `make play`"
+    )
+    assert "secret" not in str(failure.value)
 
 
 def test_the_region_is_the_profiles_else_the_one_samconfig_gives_make_deploy(
