@@ -97,7 +97,7 @@ def _options(*, on_a_command: bool) -> argparse.ArgumentParser:
     group.add_argument(
         "--region",
         metavar="NAME",
-        help="the stack's AWS region (default: the profile's or AWS_REGION, else samconfig.toml's)",
+        help="the stack's AWS region (default: AWS_DEFAULT_REGION or the profile's, else samconfig.toml's)",
         **unset,
     )
     group.add_argument("--json", action="store_true", help="print JSON instead of a table", **unset)
@@ -439,7 +439,7 @@ def _one_line(problem: BaseException) -> str:
     what fixes it. The traceback is for --verbose."""
     cause = _sdk_cause(problem)
     if isinstance(cause, NoRegionError):
-        return "no AWS region: give --region NAME, or set AWS_REGION, or a region in your AWS profile"
+        return "no AWS region: give --region NAME, or set AWS_DEFAULT_REGION, or a region in your AWS profile"
     if isinstance(cause, NoCredentialsError | PartialCredentialsError):
         return (
             f"{_first_line(cause)}: configure a profile (`aws configure`, or `aws sso login`) and set "

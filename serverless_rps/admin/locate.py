@@ -35,8 +35,8 @@ _GAME_VARIABLES = ("GAME_STATE_TABLE", "NICKNAME_TABLE", "IDEMPOTENCY_TABLE", "I
 
 
 def session(region: str | None = None, samconfig: Path = SAMCONFIG) -> boto3.session.Session:
-    """A boto3 session in `region`; with none given, boto3's own choice (AWS_REGION,
-    AWS_DEFAULT_REGION, the profile), and failing that the region `make deploy` uses."""
+    """A boto3 session in `region`; with none given, boto3's own choice (AWS_DEFAULT_REGION, the
+    profile's), and failing that the region `make deploy` uses."""
     chosen = boto3.session.Session(region_name=region)
     if chosen.region_name:
         return chosen
