@@ -89,11 +89,12 @@ deploy: build
 
 # A signed test SMS through a stack's webhook, followed through the game's tables until its reply
 # is sent or refused for good. A deployed stack: `make verify STACK=serverless-rps
-# TWILIO_PHONE_NUMBER=+1... WEBHOOK_PATH_SECRET=...` (docs/deployment.md). Without STACK: the local
+# TWILIO_PHONE_NUMBER=+1... WEBHOOK_PATH_SECRET=...` (docs/deployment.md); its region: REGION=, else
+# the profile's, else samconfig.toml's (the one `make deploy` used). Without STACK: the local
 # stack of a running `make play` (in another terminal).
 verify: $(PLAY)
 ifdef STACK
-	$(PY) -m serverless_rps.admin --stack $(STACK) verify
+	$(PY) -m serverless_rps.admin --stack $(STACK) $(if $(REGION),--region $(REGION)) verify
 else
 	@test -f .local-state/game-function.env || { echo "make verify: no local stack is running \
 	(start make play in another terminal, or give STACK=name for a deployed one)" >&2; exit 2; }

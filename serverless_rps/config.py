@@ -29,8 +29,8 @@ __all__ = [
     "ConfigurationError",
     "GameSettings",
     "LazyClient",
+    "OperatorSettings",
     "TwilioCredentials",
-    "VerifySettings",
     "WebhookSettings",
     "contact_key",
     "read_auth_token",
@@ -164,15 +164,15 @@ class WebhookSettings:
 
 
 @dataclass(frozen=True)
-class VerifySettings:
-    """What the operator's tool's `verify` may take from the environment when no flag gives it."""
+class OperatorSettings:
+    """What the operator's tool reads beside the game function's settings: `verify`'s defaults."""
 
-    service_number: str | None = None  # TWILIO_PHONE_NUMBER: the game's Twilio number
-    webhook_url: str | None = None  # WEBHOOK_URL: the whole URL (the local stack writes it)
-    webhook_path_secret: str | None = None  # WEBHOOK_PATH_SECRET: completes the stack's WebhookUrl
+    service_number: str | None = None
+    webhook_url: str | None = None
+    webhook_path_secret: str | None = None
 
     @classmethod
-    def from_environment(cls, env: Mapping[str, str] | None = None) -> VerifySettings:
+    def from_environment(cls, env: Mapping[str, str] | None = None) -> OperatorSettings:
         env = os.environ if env is None else env
         return cls(
             service_number=env.get("TWILIO_PHONE_NUMBER", "").strip() or None,

@@ -27,6 +27,7 @@ from serverless_rps_local.saved_state import StateInUse
 from serverless_rps_local.stack import OPERATOR_ENVIRONMENT, LocalStack, StackOptions, repository_root
 
 DEFAULT_PAGE_PORT = 8765
+_DEMO_WORKERS = 2
 DEMO_SCRIPT = (
     ("alice", "nick alice"),
     ("bob", "nick bob"),
@@ -44,6 +45,7 @@ DEMO_SCRIPT = (
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m serverless_rps", description=__doc__.split("\n")[0])
+    _add_stack_arguments(parser, on_a_command=False)
     commands = parser.add_subparsers(dest="command", required=True)
 
     play = commands.add_parser("play", help="start the local stack and the phone simulator page")
@@ -53,8 +55,10 @@ def main(argv: list[str] | None = None) -> int:
     _add_stack_arguments(play)
 
     demo = commands.add_parser("demo", help="play a scripted game between two phones and print it")
-    demo.add_argument("--workers", type=int, default=2, help="game function workers (default %(default)s)")
-    demo.add_argument("--template", type=Path, default=repository_root() / "template.yaml")
+    demo.add_argument(
+        "--workers", type=int, default=argparse.SUPPRESS, help="game function workers (default 2)"
+    )
+    demo.add_argument("--template", type=Path, default=argparse.SUPPRESS)
 
     invoke = commands.add_parser("invoke", help="run a function's real handler on event files, in order")
     invoke.add_argument("function", help="GameFunction or WebhookFunction (or: game, webhook)")
@@ -73,16 +77,26 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
-def _add_stack_arguments(parser: argparse.ArgumentParser) -> None:
+def _add_stack_arguments(parser: argparse.ArgumentParser, *, on_a_command: bool = True) -> None:
+    """The stack's options, taken before or after the command. After it they have no default of
+    their own (SUPPRESS), so they never undo one given before it."""
+
+    def default(value: Any) -> Any:
+        return argparse.SUPPRESS if on_a_command else value
+
     parser.add_argument(
         "--state-dir",
         type=Path,
-        default=repository_root() / ".local-state",
+        default=default(repository_root() / ".local-state"),
         help="where game state is kept between runs (default: .local-state/ in the repository)",
     )
-    parser.add_argument("--fresh", action="store_true", help="start from empty tables and queues")
-    parser.add_argument("--workers", type=int, default=None, help="game function workers (default: 4)")
-    parser.add_argument("--template", type=Path, default=repository_root() / "template.yaml")
+    parser.add_argument(
+        "--fresh", action="store_true", default=default(False), help="start from empty tables and queues"
+    )
+    parser.add_argument(
+        "--workers", type=int, default=default(None), help="game function workers (default: 4; demo: 2)"
+    )
+    parser.add_argument("--template", type=Path, default=default(repository_root() / "template.yaml"))
 
 
 def _state_directory(arguments: argparse.Namespace) -> Path:
@@ -153,7 +167,7 @@ def _demo(arguments: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="serverless-rps-demo-") as logs:
         options = StackOptions(
             template_path=arguments.template,
-            workers=arguments.workers,
+            workers=_DEMO_WORKERS if arguments.workers is None else arguments.workers,
             log_directory=Path(logs),
         )
         with LocalStack(options) as stack:
@@ -205,6 +219,14 @@ def _invoke(arguments: argparse.Namespace) -> int:
     except EventFileProblem as problem:
         # One line, no traceback: a mistyped path is the commonest mistake, and nothing ran yet.
         print(f"invoke: {problem.path}: {problem.reason}", file=sys.stderr)
+        return 2
+    except StateInUse:
+        # Most often `make play` in another terminal: invoke can run beside it on a state of its own.
+        print(
+            f"invoke: another local stack (`make play`?) is using {arguments.state_dir}: stop it, or give "
+            "invoke a state of its own, e.g. --state-dir /tmp/rps-invoke (add --fresh for empty tables)",
+            file=sys.stderr,
+        )
         return 2
     for report in reports:
         print("\n".join(report.lines()), end="\n\n")

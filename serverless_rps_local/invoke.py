@@ -29,6 +29,7 @@ __all__ = [
     "EventFileProblem",
     "InvocationReport",
     "RecordOutcome",
+    "event_mismatch",
     "invoke_event_files",
     "read_event_file",
 ]
@@ -73,6 +74,37 @@ def read_event_file(path: Path) -> dict[str, Any]:
     if not isinstance(event, dict):
         raise EventFileProblem(path, f"not an event: the JSON is a {type(event).__name__}, not an object")
     return event
+
+
+def event_mismatch(logical_id: str, event: Mapping[str, Any], path: Path) -> str | None:
+    """Why `event` cannot be what the game or the webhook function receives, and which function
+    it looks meant for; None when it has the right shape (or the function is another one).
+
+    The game function answers any event without SQS records with an empty batch response: run,
+    it would print "SMS sent: 0" as if the event had been played."""
+    records = event.get("Records")
+    sqs = isinstance(records, list) and bool(records)
+    http = any(name in event for name in ("requestContext", "rawPath", "routeKey", "httpMethod"))
+    if logical_id == GAME_FUNCTION and not sqs:
+        missing = "`Records` is empty" if isinstance(records, list) else "no `Records` list"
+        if http:
+            return (
+                f"no SQS records ({missing}): this is an HTTP request, for the webhook "
+                f"(invoke webhook {path}); the game function takes SQS events, e.g. events/sqs-01-help.json"
+            )
+        return f"no SQS records ({missing}): the game function takes SQS events, e.g. events/sqs-01-help.json"
+    if logical_id == WEBHOOK_FUNCTION and not http:
+        if sqs:
+            return (
+                f"not an HTTP request (no `requestContext`): these are SQS records, for the game "
+                f"function (invoke game {path}); the webhook takes API Gateway events, "
+                "e.g. events/webhook-signed-post.json"
+            )
+        return (
+            "not an HTTP request (no `requestContext`): the webhook takes API Gateway events, "
+            "e.g. events/webhook-signed-post.json"
+        )
+    return None
 
 
 @dataclass(frozen=True)
@@ -283,10 +315,15 @@ def invoke_event_files(
 ) -> list[InvocationReport]:
     """Invoke `function` (logical id, or `game` / `webhook`) once per file, in order.
 
-    Raises EventFileProblem, before anything starts, for a file that is missing or not a JSON object.
+    Raises EventFileProblem, before anything starts, for a file that is missing, not a JSON object,
+    or not an event the game or the webhook function receives (event_mismatch).
     """
     logical_id = FUNCTION_ALIASES.get(function.lower(), function)
     events = [read_event_file(path) for path in event_paths]
+    for path, event in zip(event_paths, events, strict=True):
+        mismatch = event_mismatch(logical_id, event, path)
+        if mismatch is not None:
+            raise EventFileProblem(path, mismatch)
     options = StackOptions(
         state_directory=state_directory,
         workers=1,

@@ -1,7 +1,13 @@
 """`python -m serverless_rps.admin`: the operator's command line.
 
 Every command prints a readable table, or JSON with --json. Commands that change anything say so in
-their help and ask first, unless given --yes.
+their help and ask first, unless given --yes; with no terminal to ask on, they change nothing. The
+options every command takes (--stack, --region, --json, --yes, --verbose) go before or after it.
+
+Exit status: 0 done; 1 failed (an AWS or configuration failure, an unknown ID or player, a change
+declined or refused), with one line on stderr naming the cause and the fix (--verbose adds the
+traceback); 2 the command line is wrong or incomplete (argparse's usage errors, and a change asked
+for with no terminal to confirm it and no --yes).
 """
 
 from __future__ import annotations
@@ -10,22 +16,37 @@ import argparse
 import contextlib
 import json
 import logging
-import os
 import re
 import sys
+import traceback
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TextIO
 
-import boto3
+from botocore.exceptions import (
+    BotoCoreError,
+    ClientError,
+    ConnectionClosedError,
+    ConnectTimeoutError,
+    EndpointConnectionError,
+    NoCredentialsError,
+    NoRegionError,
+    PartialCredentialsError,
+    ProfileNotFound,
+    SSOError,
+    TokenRetrievalError,
+)
 
 from serverless_rps.admin import locate
 from serverless_rps.admin.operations import Operator, Refused
 from serverless_rps.admin.verify import FICTIONAL_PHONE, Verification, VerificationFailed, webhook_url
-from serverless_rps.config import ConfigurationError, read_auth_token
+from serverless_rps.config import ConfigurationError, OperatorSettings, read_auth_token
 from serverless_rps.exceptions import RetryLater
 from serverless_rps.observability import logger
+from serverless_rps.parsing import is_valid_nickname
 
-__all__ = ["main", "parse_duration"]
+__all__ = ["NoTerminal", "main", "parse_duration", "parse_player"]
+
+DONE, FAILED, USAGE = 0, 1, 2
 
 _DURATION = re.compile(r"^(\d+(?:\.\d+)?)([smhd]?)$")
 _UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -39,20 +60,71 @@ def parse_duration(text: str) -> float:
     return float(match[1]) * _UNITS[match[2]]
 
 
+_E164 = re.compile(r"^\+[1-9]\d{6,14}$")
+
+
+def parse_player(text: str) -> str:
+    """A phone in E.164 (`+15551230001`, spaces and dashes dropped) or a nickname (`alice`). A
+    number without its `+` is refused with the form it needs: its country code cannot be guessed."""
+    text = text.strip()
+    digits = re.sub(r"[\s().-]", "", text)
+    if _E164.match(digits):
+        return digits
+    if not digits.removeprefix("+").isdigit() and is_valid_nickname(text):
+        return text
+    if digits.isdigit():
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a phone number in E.164: write it with + and its country code, as the "
+            f"game stores it (+{digits} if it starts with its country code)"
+        )
+    raise argparse.ArgumentTypeError(
+        f"neither a phone number (E.164, e.g. +15551230001) nor a nickname: {text!r}"
+    )
+
+
+def _options(*, on_a_command: bool) -> argparse.ArgumentParser:
+    """The options every command takes, before or after its name. Given after the command they
+    have no default of their own (SUPPRESS), so they never undo one given before it."""
+    options = argparse.ArgumentParser(add_help=False)
+    unset: dict[str, Any] = {"default": argparse.SUPPRESS} if on_a_command else {}
+    group = options.add_argument_group("options every command takes (before or after it)")
+    group.add_argument(
+        "--stack",
+        metavar="NAME",
+        help="a deployed stack's name: its game function's settings are used",
+        **unset,
+    )
+    group.add_argument(
+        "--region",
+        metavar="NAME",
+        help="the stack's AWS region (default: AWS_DEFAULT_REGION or the profile's, else samconfig.toml's)",
+        **unset,
+    )
+    group.add_argument("--json", action="store_true", help="print JSON instead of a table", **unset)
+    group.add_argument(
+        "--yes",
+        action="store_true",
+        help="do not ask before changing anything (needed without a terminal)",
+        **unset,
+    )
+    group.add_argument(
+        "--verbose",
+        action="store_true",
+        help="show the game's own log lines (on stderr), and a failure's traceback",
+        **unset,
+    )
+    return options
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m serverless_rps.admin",
         description="See and repair what the serverless-rps pipeline could not (docs/operations.md).",
+        epilog="Exit status: 0 done, 1 failed (one line on stderr says why), 2 usage.",
+        parents=[_options(on_a_command=False)],
     )
-    parser.add_argument("--stack", help="a deployed stack's name: its game function's settings are used")
-    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    parser.add_argument("--yes", action="store_true", help="do not ask before changing anything")
-    parser.add_argument(
-        "--verbose",
-        action="store_true",
-        help="show the game's own log lines (on stderr), not only its warnings",
-    )
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    each = _options(on_a_command=True)
+    commands = _Commands(parser.add_subparsers(dest="command", required=True, metavar="COMMAND"), each)
 
     commands.add_parser(
         "status",
@@ -65,11 +137,9 @@ def _parser() -> argparse.ArgumentParser:
         help="one phone's record, games, challenges, lease and unsent replies (reads only)",
         description="Reads the player's row and scans the message records; changes nothing.",
     )
-    player.add_argument("phone", help="E.164, e.g. +15551230001")
+    player.add_argument("player", type=parse_player, help=_PLAYER)
 
-    dlq = commands.add_parser("dlq", help="the dead-letter queue: list, redrive").add_subparsers(
-        dest="dlq_command", required=True, metavar="ACTION"
-    )
+    dlq = commands.group("dlq", "the dead-letter queue: list, redrive")
     dlq.add_parser(
         "list",
         help="each dead letter: reason, MessageSid, masked sender, age, receive count (reads only)",
@@ -85,9 +155,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     _choose(redrive, "IDs as `dlq list` shows them")
 
-    outbox = commands.add_parser("outbox", help="committed replies: pending, resend").add_subparsers(
-        dest="outbox_command", required=True, metavar="ACTION"
-    )
+    outbox = commands.group("outbox", "committed replies: pending, resend")
     pending = outbox.add_parser(
         "pending",
         help="committed replies never delivered (reads only)",
@@ -119,7 +187,7 @@ def _parser() -> argparse.ArgumentParser:
         "--force releases it anyway, and that invocation's fenced commit then fails and its message "
         "is retried.",
     )
-    unlock.add_argument("phone")
+    unlock.add_argument("player", type=parse_player, help=_PLAYER)
     unlock.add_argument("--force", action="store_true", help="release a live lease too")
 
     erase = commands.add_parser(
@@ -129,7 +197,7 @@ def _parser() -> argparse.ArgumentParser:
         "the same commit): the player, the nickname, every game and challenge naming the number, and "
         "the number in outboxes not yet sent. No SMS is sent to the phone.",
     )
-    erase.add_argument("phone")
+    erase.add_argument("player", type=parse_player, help=_PLAYER)
 
     verify = commands.add_parser(
         "verify",
@@ -144,7 +212,7 @@ def _parser() -> argparse.ArgumentParser:
     verify.add_argument(
         "--to",
         dest="service_number",
-        default=os.environ.get("TWILIO_PHONE_NUMBER"),
+        default=OperatorSettings.from_environment().service_number,
         help="the game's Twilio number, E.164 (default: TWILIO_PHONE_NUMBER)",
     )
     verify.add_argument(
@@ -155,6 +223,27 @@ def _parser() -> argparse.ArgumentParser:
         "--timeout", type=parse_duration, default=120.0, metavar="DURATION", help="default 120s"
     )
     return parser
+
+
+_PLAYER = "a phone in E.164 (+15551230001) or a player's nickname"
+
+
+class _Commands:
+    """add_parser that gives every command, and every action of a command, the common options."""
+
+    def __init__(self, subparsers: Any, options: argparse.ArgumentParser) -> None:
+        self._subparsers = subparsers
+        self._options = options
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        parser: argparse.ArgumentParser = self._subparsers.add_parser(name, parents=[self._options], **kwargs)
+        return parser
+
+    def group(self, name: str, help: str) -> _Commands:
+        actions = self.add_parser(name, help=help).add_subparsers(
+            dest=f"{name}_command", required=True, metavar="ACTION"
+        )
+        return _Commands(actions, self._options)
 
 
 def _choose(parser: argparse.ArgumentParser, what: str) -> None:
@@ -168,31 +257,57 @@ def main(
     *,
     connect: Callable[[argparse.Namespace], Operator] | None = None,
     out: TextIO = sys.stdout,
-    ask: Callable[[str], str] = input,
+    ask: Callable[[str], str] | None = None,
 ) -> int:
+    """`ask` asks the operator a question; by default on the terminal, and with none, nothing is
+    asked and nothing changes (NoTerminal)."""
     arguments = _parser().parse_args(argv)
     try:
         with _game_logs_to_stderr(verbose=arguments.verbose):
             operator = (connect or _connect)(arguments)
-            result = _run(arguments, operator, ask)
-    except (Refused, ConfigurationError, RetryLater, VerificationFailed) as problem:
-        print(f"error: {problem}", file=sys.stderr)
-        return 2
+            result = _run(arguments, operator, ask or _ask_on_the_terminal)
+    except NoTerminal as refusal:
+        print(f"error: {refusal}", file=sys.stderr)
+        return USAGE
+    except _FAILURES as problem:
+        if arguments.verbose:
+            traceback.print_exception(problem, file=sys.stderr)
+        print(f"error: {_one_line(problem)}", file=sys.stderr)
+        return FAILED
     except KeyboardInterrupt:
         return 130
     if result is None:
         print("nothing changed", file=sys.stderr)
-        return 1
+        return FAILED
     out.write(json.dumps(result, indent=2, default=str) + "\n" if arguments.json else _render(result))
-    return 0
+    return DONE
+
+
+# What the tool reports in one line (and exit status 1); anything else is a bug, with its traceback.
+_FAILURES = (Refused, ConfigurationError, RetryLater, VerificationFailed, BotoCoreError, ClientError)
+
+
+class NoTerminal(Exception):
+    """A change needs the operator's yes, and there is no terminal to ask on (cron, CI, a pipe)."""
+
+
+def _ask_on_the_terminal(question: str) -> str:
+    if not sys.stdin.isatty():
+        raise NoTerminal
+    try:
+        return input(question)
+    except EOFError:  # Ctrl-D: no answer is no
+        print(file=sys.stderr)
+        return ""
 
 
 @contextlib.contextmanager
 def _game_logs_to_stderr(*, verbose: bool) -> Iterator[None]:
-    """The game's JSON log lines go to stdout in Lambda; here stdout is the tool's own output."""
+    """The game's JSON log lines go to stdout in Lambda; here stdout is the tool's own output, and
+    a failure the tool reports in its own line, so only --verbose shows them."""
     handler, level = logger.registered_handler, logger.log_level
     stream = handler.setStream(sys.stderr) if isinstance(handler, logging.StreamHandler) else None
-    logger.setLevel("INFO" if verbose else "WARNING")
+    logger.setLevel("INFO" if verbose else "CRITICAL")
     try:
         yield
     finally:
@@ -202,7 +317,7 @@ def _game_logs_to_stderr(*, verbose: bool) -> Iterator[None]:
 
 
 def _connect(arguments: argparse.Namespace) -> Operator:
-    session = boto3.session.Session()
+    session = locate.session(arguments.region)
     if arguments.stack:
         settings = locate.from_stack(
             session.client("cloudformation"), session.client("lambda"), arguments.stack
@@ -215,7 +330,14 @@ def _connect(arguments: argparse.Namespace) -> Operator:
 def _confirm(arguments: argparse.Namespace, ask: Callable[[str], str], what: str) -> bool:
     if arguments.yes:
         return True
-    return ask(f"{what} Go on? [y/N] ").strip().lower() in {"y", "yes"}
+    try:
+        answer = ask(f"{what} Go on? [y/N] ")
+    except NoTerminal:
+        raise NoTerminal(
+            f"{arguments.command} changes things and asks first, and there is no terminal to ask on: "
+            "nothing changed; give --yes to go ahead without asking"
+        ) from None
+    return answer.strip().lower() in {"y", "yes"}
 
 
 def _run(arguments: argparse.Namespace, operator: Operator, ask: Callable[[str], str]) -> Any:
@@ -223,7 +345,7 @@ def _run(arguments: argparse.Namespace, operator: Operator, ask: Callable[[str],
     if command == "status":
         return operator.status()
     if command == "player":
-        return operator.player(arguments.phone)
+        return operator.player(operator.phone_of(arguments.player))
     if command == "dlq" and arguments.dlq_command == "list":
         return operator.dead_letters()
     if command == "dlq":
@@ -244,29 +366,39 @@ def _run(arguments: argparse.Namespace, operator: Operator, ask: Callable[[str],
             else None
         )
     if command == "unlock":
+        phone = operator.phone_of(arguments.player)
         warning = " It is taken even if live (--force)." if arguments.force else ""
         return (
-            operator.unlock(arguments.phone, force=arguments.force)
-            if _confirm(arguments, ask, f"Release the lease on {arguments.phone}.{warning}")
+            operator.unlock(phone, force=arguments.force)
+            if _confirm(arguments, ask, f"Release the lease on {_named(arguments.player, phone)}.{warning}")
             else None
         )
     if command == "verify":
         return _verify(arguments, operator)
     if command == "erase":
-        prompt = f"Erase {arguments.phone} from every table, as its STOP would. This cannot be undone."
-        return operator.erase(arguments.phone) if _confirm(arguments, ask, prompt) else None
+        phone = operator.phone_of(arguments.player)
+        prompt = (
+            f"Erase {_named(arguments.player, phone)} from every table, as its STOP would. "
+            "This cannot be undone."
+        )
+        return operator.erase(phone) if _confirm(arguments, ask, prompt) else None
     raise AssertionError(f"unhandled command {command}")
+
+
+def _named(player: str, phone: str) -> str:
+    return phone if player == phone else f"{player} ({phone})"
 
 
 def _verify(arguments: argparse.Namespace, operator: Operator) -> dict[str, Any]:
     if not arguments.service_number:
         raise ConfigurationError("verify needs the game's Twilio number: --to +1... (or TWILIO_PHONE_NUMBER)")
-    url = arguments.url or os.environ.get("WEBHOOK_URL")
+    environment = OperatorSettings.from_environment()
+    url = arguments.url or environment.webhook_url
     if url is None and arguments.stack:
-        cloudformation = boto3.session.Session().client("cloudformation")
+        cloudformation = locate.session(arguments.region).client("cloudformation")
         url = webhook_url(
             locate.stack_output(cloudformation, arguments.stack, "WebhookUrl"),
-            os.environ.get("WEBHOOK_PATH_SECRET"),
+            environment.webhook_path_secret,
         )
     if url is None:
         raise ConfigurationError("verify needs the webhook URL: --stack NAME, --url or WEBHOOK_URL")
@@ -276,7 +408,7 @@ def _verify(arguments: argparse.Namespace, operator: Operator) -> dict[str, Any]
         account_sid=credentials.account_sid,
         auth_token=read_auth_token(
             credentials,
-            boto3.session.Session().client("ssm") if credentials.auth_token_parameter else None,
+            locate.session(arguments.region).client("ssm") if credentials.auth_token_parameter else None,
         ),
         service_number=arguments.service_number,
         phone=arguments.phone,
@@ -286,6 +418,75 @@ def _verify(arguments: argparse.Namespace, operator: Operator) -> dict[str, Any]
     if arguments.phone == FICTIONAL_PHONE:
         result["test_phone_erased"] = operator.erase(FICTIONAL_PHONE)["result"]
     return result
+
+
+# -- one line for a failure: its cause and its fix -------------------------------------------------
+
+_EXPIRED = {"ExpiredToken", "ExpiredTokenException", "RequestExpired"}
+_NOT_RECOGNISED = {
+    "UnrecognizedClientException",
+    "InvalidClientTokenId",
+    "InvalidSignatureException",
+    "SignatureDoesNotMatch",
+    "AuthFailure",
+}
+_NOT_ALLOWED = {"AccessDenied", "AccessDeniedException"}
+_NOT_THERE = {"ResourceNotFoundException", "AWS.SimpleQueueService.NonExistentQueue", "QueueDoesNotExist"}
+
+
+def _one_line(problem: BaseException) -> str:
+    """What failed, for an operator: the SDK's cause (found under the tool's own exceptions) and
+    what fixes it. The traceback is for --verbose."""
+    cause = _sdk_cause(problem)
+    if isinstance(cause, NoRegionError):
+        return "no AWS region: give --region NAME, or set AWS_DEFAULT_REGION, or a region in your AWS profile"
+    if isinstance(cause, NoCredentialsError | PartialCredentialsError):
+        return (
+            f"{_first_line(cause)}: configure a profile (`aws configure`, or `aws sso login`) and set "
+            "AWS_PROFILE, or set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"
+        )
+    if isinstance(cause, ProfileNotFound):
+        return f"{_first_line(cause)}: check AWS_PROFILE (`aws configure list-profiles` lists them)"
+    if isinstance(cause, TokenRetrievalError | SSOError):
+        return f"{_first_line(cause)}: sign in again (`aws sso login`)"
+    if isinstance(cause, EndpointConnectionError | ConnectTimeoutError | ConnectionClosedError):
+        return _unreachable(str(cause.kwargs.get("endpoint_url", "")))
+    if isinstance(cause, ClientError):
+        code = cause.response.get("Error", {}).get("Code", "")
+        said = _first_line(problem)
+        if code in _EXPIRED:
+            return f"{said}: your AWS credentials have expired; renew them (`aws sso login`, or new keys)"
+        if code in _NOT_RECOGNISED:
+            return f"{said}: AWS does not accept your credentials; check them (`aws sts get-caller-identity`)"
+        if code in _NOT_ALLOWED:
+            return (
+                f"{said}: your credentials lack this permission (the tool reads, scans and changes "
+                "the stack's tables and queues)"
+            )
+        if code in _NOT_THERE:
+            return f"{said}: the settings name a resource that is not there; check --stack and --region"
+        return said
+    return _first_line(problem)
+
+
+def _sdk_cause(problem: BaseException) -> BaseException | None:
+    seen: BaseException | None = problem
+    while seen is not None:
+        if isinstance(seen, BotoCoreError | ClientError):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
+def _first_line(problem: BaseException) -> str:
+    return (str(problem).strip().splitlines() or [type(problem).__name__])[0]
+
+
+def _unreachable(endpoint: str) -> str:
+    return (
+        locate.local_stack_gone(endpoint)
+        or f"cannot reach {endpoint}: check the network, and the region (--region)"
+    )
 
 
 def _render(result: Any) -> str:

@@ -1,22 +1,79 @@
 """Where the stack's resources are, and its settings: those of the game function itself, read from
 the deployed function (`--stack NAME`) or from the environment, as the function reads them (which
-is how the tool works against the local stack)."""
+is how the tool works against the local stack). And which AWS region: `--region`, else the
+profile's or the environment's, else the one samconfig.toml gives `make deploy`."""
 
 from __future__ import annotations
 
 import os
+import tomllib
+import urllib.parse
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
+
+import boto3
 
 from serverless_rps.config import ConfigurationError, GameSettings
 
-__all__ = ["from_environment", "from_stack", "stack_output"]
+__all__ = [
+    "SAMCONFIG",
+    "from_environment",
+    "from_stack",
+    "local_stack_gone",
+    "samconfig_region",
+    "session",
+    "stack_output",
+]
 
 GAME_FUNCTION = "GameFunction"
+# The SAM CLI's settings for this repository: `make deploy` deploys to its region.
+SAMCONFIG = Path(__file__).resolve().parents[2] / "samconfig.toml"
+LOCAL_VARIABLES = "set -a; . .local-state/game-function.env; set +a"
+# Without any of these the environment holds no stack's variables at all (rather than a wrong one).
+_GAME_VARIABLES = ("GAME_STATE_TABLE", "NICKNAME_TABLE", "IDEMPOTENCY_TABLE", "INCOMING_QUEUE_URL")
+
+
+def session(region: str | None = None, samconfig: Path = SAMCONFIG) -> boto3.session.Session:
+    """A boto3 session in `region`; with none given, boto3's own choice (AWS_DEFAULT_REGION, the
+    profile's), and failing that the region `make deploy` uses."""
+    chosen = boto3.session.Session(region_name=region)
+    if chosen.region_name:
+        return chosen
+    deployed_to = samconfig_region(samconfig)
+    return boto3.session.Session(region_name=deployed_to) if deployed_to else chosen
+
+
+def samconfig_region(path: Path = SAMCONFIG) -> str | None:
+    """The `region` of samconfig.toml's default deploy parameters, if the file says one."""
+    try:
+        with path.open("rb") as handle:
+            config = tomllib.load(handle)
+    except (OSError, tomllib.TOMLDecodeError):
+        return None
+    region = config.get("default", {}).get("deploy", {}).get("parameters", {}).get("region")
+    return region if isinstance(region, str) and region.strip() else None
+
+
+def local_stack_gone(url: str) -> str | None:
+    """What to do when nothing answers at `url`, if it is the local stack's (this machine's)."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.hostname not in {"localhost", "127.0.0.1", "::1"}:
+        return None
+    return (
+        f"no local stack is running at {parts.scheme}://{parts.netloc}: start `make play` in another "
+        f"terminal, then load its variables again ({LOCAL_VARIABLES})"
+    )
 
 
 def from_environment(env: Mapping[str, str] | None = None) -> GameSettings:
-    return GameSettings.from_environment(os.environ if env is None else env)
+    env = os.environ if env is None else env
+    if not any(env.get(name, "").strip() for name in _GAME_VARIABLES):
+        raise ConfigurationError(
+            "no stack to work on: give --stack NAME for a deployed one, or, while `make play` runs, "
+            f"load the local stack's variables first ({LOCAL_VARIABLES})"
+        )
+    return GameSettings.from_environment(env)
 
 
 def from_stack(cloudformation: Any, lambda_client: Any, stack: str) -> GameSettings:
@@ -25,7 +82,7 @@ def from_stack(cloudformation: Any, lambda_client: Any, stack: str) -> GameSetti
     try:
         resource = cloudformation.describe_stack_resource(StackName=stack, LogicalResourceId=GAME_FUNCTION)
     except cloudformation.exceptions.ClientError as exc:
-        raise ConfigurationError(f"stack {stack}: no {GAME_FUNCTION} ({exc})") from exc
+        raise _stack_problem(cloudformation, stack, exc, f"no {GAME_FUNCTION}") from exc
     function = resource["StackResourceDetail"]["PhysicalResourceId"]
     configuration = lambda_client.get_function_configuration(FunctionName=function)
     return GameSettings.from_environment(configuration.get("Environment", {}).get("Variables", {}))
@@ -36,8 +93,18 @@ def stack_output(cloudformation: Any, stack: str, name: str) -> str:
     try:
         [description] = cloudformation.describe_stacks(StackName=stack)["Stacks"]
     except cloudformation.exceptions.ClientError as exc:
-        raise ConfigurationError(f"stack {stack}: {exc}") from exc
+        raise _stack_problem(cloudformation, stack, exc, "cannot be described") from exc
     for output in description.get("Outputs", []):
         if output["OutputKey"] == name:
             return str(output["OutputValue"])
     raise ConfigurationError(f"stack {stack} has no output {name}")
+
+
+def _stack_problem(cloudformation: Any, stack: str, exc: Any, what: str) -> ConfigurationError:
+    region = cloudformation.meta.region_name
+    if f"Stack with id {stack} does not exist" in exc.response.get("Error", {}).get("Message", ""):
+        return ConfigurationError(
+            f"no stack {stack} in {region}: check its name (`aws cloudformation list-stacks`) or give "
+            "its region with --region"
+        )
+    return ConfigurationError(f"stack {stack} in {region}: {what} ({exc})")

@@ -18,6 +18,7 @@ from serverless_rps.config import GameSettings
 from serverless_rps.exceptions import RetryLater
 from serverless_rps.game_store import COMPLETED, IN_PROGRESS, DynamoGameStore
 from serverless_rps.observability import mask_phone
+from serverless_rps.parsing import nickname_skeleton
 from serverless_rps.ports import CompletedRecord, LockedPlayer
 from serverless_rps.processing import InboundSms, MessageProcessor
 
@@ -112,6 +113,8 @@ class Operator:
         row = self.store.read_player_row(phone)
         activity = self._activity(phone, now)
         waiting = [entry for entry in activity if entry["replies"] == "waiting"]
+        if row is None and not activity:
+            raise Refused(f"no player and no message of {phone} (erased, or never texted the game)")
         if row is None:
             return {
                 "phone": phone,
@@ -166,6 +169,15 @@ class Operator:
             "recent_messages": activity,
         }
 
+    def phone_of(self, player: str) -> str:
+        """A phone number as given, or the phone of the player with that nickname (or a look-alike)."""
+        if player.startswith("+"):
+            return player
+        phone = self.store.nickname_owner(nickname_skeleton(player))
+        if phone is None:
+            raise Refused(f"no player is called {player}")
+        return phone
+
     def _activity(self, phone: str, now: float) -> list[dict[str, Any]]:
         """The messages whose replies went, or still wait to go, to this phone: a record names its
         recipients by keyed hash once its outbox is dropped, by number while it waits. Newest first;
@@ -216,12 +228,16 @@ class Operator:
     def resend(self, keys: Sequence[str]) -> list[dict[str, Any]]:
         """Each record's missing replies, through the outbox lease: never a second copy of a reply
         a live attempt is sending (it holds the lease) or has recorded as delivered."""
+        records = {key: self.store.read_completed(key) for key in keys}
+        unknown = [key for key, record in records.items() if record is None]
+        if unknown:
+            raise Refused(
+                f"no completed record with the key {', '.join(unknown)}; nothing sent "
+                "(`outbox pending` shows the keys)"
+            )
         results: list[dict[str, Any]] = []
-        for key in keys:
-            record = self.store.read_completed(key)
-            if record is None:
-                results.append({"key": key, "result": "no completed record with this key"})
-                continue
+        for key, record in records.items():
+            assert record is not None
             missing = len(record.undelivered())
             try:
                 outcome = self.processor.resend(record)
@@ -268,6 +284,14 @@ class Operator:
         wanted = None if ids is None else set(ids)
         moved = []
         received = self._receive_all(self.settings.dead_letter_queue_url)
+        missing = (wanted or set()) - {message["MessageId"] for message in received}
+        if missing:
+            # A mistyped ID moves nothing: the operator sees the whole list before anything moves.
+            self._show_again(self.settings.dead_letter_queue_url, received)
+            raise Refused(
+                f"not on the dead-letter queue: {', '.join(sorted(missing))}; nothing moved "
+                "(`dlq list` shows the IDs)"
+            )
         self._show_again(
             self.settings.dead_letter_queue_url,
             [message for message in received if wanted is not None and message["MessageId"] not in wanted],
@@ -282,9 +306,6 @@ class Operator:
                 QueueUrl=self.settings.dead_letter_queue_url, ReceiptHandle=message["ReceiptHandle"]
             )
             moved.append({"id": message["MessageId"], "new_id": sent["MessageId"]})
-        missing = (wanted or set()) - {row["id"] for row in moved}
-        if missing:
-            raise Refused(f"not on the dead-letter queue: {', '.join(sorted(missing))} (moved: {len(moved)})")
         return moved
 
     def _receive_all(self, url: str) -> list[dict[str, Any]]:

@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from serverless_rps.admin.locate import local_stack_gone
 from serverless_rps.config import ConfigurationError
 from serverless_rps.observability import mask_phone
 
@@ -66,7 +67,7 @@ def post_form(url: str, fields: Mapping[str, str], headers: Mapping[str, str]) -
         return refusal.code, refusal.read().decode(errors="replace")
     except urllib.error.URLError as exc:
         raise ConfigurationError(
-            f"the webhook at {_without_secret(url)} cannot be reached: {exc.reason}"
+            local_stack_gone(url) or f"the webhook at {_without_secret(url)} cannot be reached: {exc.reason}"
         ) from exc
 
 

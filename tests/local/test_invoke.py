@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from serverless_rps_local.event_files import ALICE, BOB, event_files
-from serverless_rps_local.invoke import InvocationReport, invoke_event_files
-from serverless_rps_local.stack import repository_root
+from serverless_rps_local.invoke import InvocationReport, event_mismatch, invoke_event_files
+from serverless_rps_local.saved_state import StateDirectory
+from serverless_rps_local.stack import GAME_FUNCTION, WEBHOOK_FUNCTION, repository_root
 
 EVENTS = repository_root() / "events"
 SQS_EVENTS = sorted(EVENTS.glob("sqs-*.json"))
@@ -121,7 +122,8 @@ def test_the_signed_webhook_post_is_accepted_and_enqueued(reports: dict[str, Inv
 
 
 def test_the_command_line_invokes_an_event_file_and_keeps_the_state(tmp_path: Path) -> None:
-    command = [sys.executable, "-m", "serverless_rps", "invoke", "game", "--state-dir", str(tmp_path)]
+    # The stack's options go before the command as well as after it.
+    command = [sys.executable, "-m", "serverless_rps", "--state-dir", str(tmp_path), "invoke", "game"]
 
     help_event = str(EVENTS / "sqs-01-help.json")
 
@@ -139,6 +141,16 @@ def test_the_command_line_invokes_an_event_file_and_keeps_the_state(tmp_path: Pa
         (None, "no such file"),
         ('{"Records": [', "not valid JSON: Expecting value (line 1, column 14)"),
         ("[]", "not an event: the JSON is a list, not an object"),
+        (
+            "{}",
+            "no SQS records (no `Records` list): the game function takes SQS events, e.g. "
+            "events/sqs-01-help.json",
+        ),
+        (
+            '{"Records": []}',
+            "no SQS records (`Records` is empty): the game function takes SQS events, e.g. "
+            "events/sqs-01-help.json",
+        ),
     ],
 )
 def test_an_unusable_event_file_is_one_line_and_exit_status_2(
@@ -160,3 +172,56 @@ def test_an_unusable_event_file_is_one_line_and_exit_status_2(
     assert run.stderr == f"invoke: {event}: {reason}\n"
     assert run.stdout == ""
     assert not state.exists()  # nothing started
+
+
+def _invoke(*argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "serverless_rps", "invoke", *argv],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_a_webhook_event_given_to_the_game_says_which_function_it_is_for(tmp_path: Path) -> None:
+    event = EVENTS / "webhook-signed-post.json"
+    state = tmp_path / "state"
+
+    run = _invoke("game", "--state-dir", str(state), str(EVENTS / "sqs-01-help.json"), str(event))
+
+    assert (run.returncode, run.stdout) == (2, "")
+    assert run.stderr == (
+        f"invoke: {event}: no SQS records (no `Records` list): this is an HTTP request, for the webhook "
+        f"(invoke webhook {event}); the game function takes SQS events, e.g. events/sqs-01-help.json\n"
+    )
+    assert not state.exists()  # nothing started, not even the good file before it
+
+
+@pytest.mark.parametrize("path", sorted(EVENTS.glob("*.json")), ids=lambda path: path.name)
+def test_every_event_file_fits_its_own_function_and_not_the_other(path: Path) -> None:
+    event = json.loads(path.read_text())
+    own, other = (
+        (WEBHOOK_FUNCTION, GAME_FUNCTION)
+        if path.name.startswith("webhook")
+        else (GAME_FUNCTION, WEBHOOK_FUNCTION)
+    )
+
+    assert event_mismatch(own, event, path) is None
+    mismatch = event_mismatch(other, event, path)
+    assert mismatch is not None
+    assert f"(invoke {'game' if other == WEBHOOK_FUNCTION else 'webhook'} {path})" in mismatch
+
+
+def test_invoke_beside_a_running_play_suggests_a_state_of_its_own(tmp_path: Path) -> None:
+    busy = StateDirectory(tmp_path)
+    busy.lock()  # as `make play` holds .local-state/ while it runs
+    try:
+        run = _invoke("game", "--state-dir", str(tmp_path), str(EVENTS / "sqs-01-help.json"))
+    finally:
+        busy.unlock()
+
+    assert (run.returncode, run.stdout) == (2, "")
+    assert run.stderr == (
+        f"invoke: another local stack (`make play`?) is using {tmp_path}: stop it, or give invoke a state "
+        "of its own, e.g. --state-dir /tmp/rps-invoke (add --fresh for empty tables)\n"
+    )

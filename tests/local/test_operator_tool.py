@@ -31,6 +31,7 @@ def _run_admin(variables: dict[str, str], *argv: str) -> subprocess.CompletedPro
         [sys.executable, "-m", "serverless_rps.admin", *argv],
         cwd=REPO,
         env={"PATH": os.environ.get("PATH", ""), **variables},
+        stdin=subprocess.DEVNULL,  # as from cron or CI: no terminal
         capture_output=True,
         text=True,
         timeout=120,
@@ -62,9 +63,18 @@ def test_a_stuck_outbox_and_a_dead_letter_are_found_and_repaired(tmp_path: Path)
         assert status["dead_letters"] == 1
 
         stack.twilio.clear()
-        assert _admin(variables, "--yes", "outbox", "resend", "--all")[0]["result"] == "resent"
+        # Without a terminal nothing is asked, and nothing changes without --yes.
+        for change in (["outbox", "resend", "--all"], ["dlq", "redrive", "--all"]):
+            refused = _run_admin(variables, *change)
+            assert (refused.returncode, refused.stdout) == (2, "")
+            assert refused.stderr.endswith("nothing changed; give --yes to go ahead without asking\n")
+            assert "Traceback" not in refused.stderr
+        assert _admin(variables, "status")["dead_letters"] == 1
+        assert stack.twilio.sent_messages() == []
+        # The options every command takes go after it too, as scripts write them.
+        assert _admin(variables, "outbox", "resend", "--all", "--yes")[0]["result"] == "resent"
         assert [message["to"] for message in stack.twilio.sent_messages()] == [PHONE]
-        [moved] = _admin(variables, "--yes", "dlq", "redrive", "--all")
+        [moved] = _admin(variables, "dlq", "redrive", "--all", "--yes")
         incoming = stack.aws("sqs").receive_message(QueueUrl=variables["INCOMING_QUEUE_URL"])["Messages"]
         assert [message["Body"] for message in incoming] == [body]
         after = _admin(variables, "status")
@@ -72,11 +82,16 @@ def test_a_stuck_outbox_and_a_dead_letter_are_found_and_repaired(tmp_path: Path)
         assert moved["new_id"] == incoming[0]["MessageId"]
 
     assert not (tmp_path / OPERATOR_ENVIRONMENT).exists(), "its ports are gone with the stack"
+    # Variables loaded before the stack stopped now name ports nothing listens on.
+    gone = _run_admin({**variables, "AWS_MAX_ATTEMPTS": "1"}, "status")
+    assert (gone.returncode, gone.stdout) == (1, "")
+    assert gone.stderr.startswith("error: no local stack is running at http://127.0.0.1:")
+    assert len(gone.stderr.splitlines()) == 1
 
 
 def _admin_fails(variables: dict[str, str], *argv: str) -> str:
     result = _run_admin(variables, *argv)
-    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.returncode == 1, result.stdout + result.stderr
     return result.stderr
 
 

@@ -143,14 +143,21 @@ def test_a_resend_does_not_bring_back_a_contact_record_dynamodb_has_expired(
     assert [item["messageId"]["S"] for item in items if "TTLEpochTimestamp" not in item] == []
 
 
-def test_resend_of_an_unknown_key_says_so_and_sends_nothing(
-    operator: Operator, twilio: LocalTwilioApi
+def test_resend_naming_an_unknown_key_says_so_sends_nothing_and_fails(
+    operator: Operator, twilio: LocalTwilioApi, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    status, output = _admin(operator, "--yes", "outbox", "resend", "SM" + "0" * 32)
+    sid = _a_reply_that_could_not_be_sent(twilio)
+    texts_before = len(twilio.sent_messages())
+    unknown = "SM" + "0" * 32
 
-    assert status == 0
-    assert json.loads(output)[0]["result"] == "no completed record with this key"
-    assert twilio.sent_messages() == []
+    status, output = _admin(operator, "--yes", "outbox", "resend", sid, unknown)
+
+    assert (status, output) == (1, "")
+    assert capsys.readouterr().err == (
+        f"error: no completed record with the key {unknown}; nothing sent (`outbox pending` shows the keys)\n"
+    )
+    assert len(twilio.sent_messages()) == texts_before
+    assert [row["key"] for row in json.loads(_admin(operator, "outbox", "pending")[1])] == [sid]
 
 
 def test_resend_of_a_key_that_holds_no_message_says_so(operator: Operator, twilio: LocalTwilioApi) -> None:
@@ -160,8 +167,7 @@ def test_resend_of_a_key_that_holds_no_message_says_so(operator: Operator, twili
 
     status, output = _admin(operator, "--yes", "outbox", "resend", contact)
 
-    assert status == 0
-    assert json.loads(output) == [{"key": contact, "result": "no completed record with this key"}]
+    assert (status, output) == (1, "")
     assert len(twilio.sent_messages()) == texts_before
 
 
@@ -195,8 +201,21 @@ def test_dlq_list_shows_why_each_message_is_there_and_redrive_returns_it_unchang
     assert [row["id"] for row in json.loads(_admin(operator, "dlq", "list")[1])] == [parked["id"]]
 
 
-def test_redrive_of_an_id_that_is_not_there_is_an_error(operator: Operator) -> None:
-    assert _admin(operator, "--yes", "dlq", "redrive", "no-such-id")[0] == 2
+def test_redrive_naming_an_id_that_is_not_there_moves_nothing_and_fails(
+    operator: Operator, deployed: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    settings = operator.settings
+    there = deployed.send_message(QueueUrl=settings.dead_letter_queue_url, MessageBody="{}")["MessageId"]
+
+    status, output = _admin(operator, "--yes", "dlq", "redrive", there, "no-such-id")
+
+    assert (status, output) == (1, "")
+    assert capsys.readouterr().err.startswith(
+        "error: not on the dead-letter queue: no-such-id; nothing moved"
+    )
+    assert "Messages" not in deployed.receive_message(QueueUrl=settings.incoming_queue_url)
+    # Still on the dead-letter queue, and visible at once to the next listing.
+    assert [row["id"] for row in json.loads(_admin(operator, "dlq", "list")[1])] == [there]
 
 
 # -- status and player ------------------------------------------------------------------------------
@@ -239,7 +258,37 @@ def test_player_shows_games_challenges_and_replies_waiting(
         "SM" + "alice".rjust(32, "0"): "delivered",
     }
     assert "SM" + "alice".rjust(32, "0") not in {row["key"] for row in bob["recent_messages"]}
-    assert json.loads(_admin(operator, "player", CAROL)[1])["registered"] is False
+
+
+def test_a_player_is_found_by_nickname_and_an_unknown_one_is_an_error(
+    operator: Operator, twilio: LocalTwilioApi, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _a_reply_that_could_not_be_sent(twilio)
+
+    assert _admin(operator, "player", "alice") == _admin(operator, "player", ALICE)
+    assert json.loads(_admin(operator, "player", "ALICE")[1])["phone"] == ALICE  # as the game matches names
+    capsys.readouterr()
+
+    assert _admin(operator, "player", "carol") == (1, "")
+    assert capsys.readouterr().err == "error: no player is called carol\n"
+    assert _admin(operator, "player", CAROL) == (1, "")  # never texted: nothing to show
+    assert capsys.readouterr().err.startswith(f"error: no player and no message of {CAROL}")
+    with pytest.raises(SystemExit) as usage:
+        _admin(operator, "player", ALICE.removeprefix("+"))
+    assert usage.value.code == 2
+    assert f"(+{ALICE.removeprefix('+')} if it starts" in capsys.readouterr().err
+
+
+def test_a_player_who_never_registered_but_was_texted_is_shown_unregistered(
+    operator: Operator, twilio: LocalTwilioApi
+) -> None:
+    _register((ALICE, "alice"))
+    assert _text(("SM" + "f" * 32, CAROL, "help")) == {"batchItemFailures": []}
+
+    carol = json.loads(_admin(operator, "player", CAROL)[1])
+
+    assert carol["registered"] is False
+    assert [row["key"] for row in carol["recent_messages"]] == ["SM" + "f" * 32]
 
 
 def test_player_shows_the_reply_budget_its_phone_has_spent(operator: Operator) -> None:
@@ -259,7 +308,7 @@ def test_unlock_releases_an_expired_lease_and_refuses_a_live_one_without_force(o
     assert json.loads(_admin(operator, "--yes", "unlock", ALICE)[1])["result"] == "released"
 
     operator.store.lock(ALICE, "live", time.time())
-    assert _admin(operator, "--yes", "unlock", ALICE)[0] == 2
+    assert _admin(operator, "--yes", "unlock", "alice")[0] == 1
     assert operator.store.read_player_row(ALICE).lease_id == "live"  # type: ignore[union-attr]
 
     result = json.loads(_admin(operator, "--yes", "unlock", ALICE, "--force")[1])
@@ -284,7 +333,7 @@ def test_erase_removes_the_number_everywhere_without_texting_it(
     assert _text(("SM" + "e" * 32, ALICE, "rock bob")) == {"batchItemFailures": []}
     texts_before = len(twilio.sent_messages())
 
-    status, output = _admin(operator, "--yes", "erase", BOB)
+    status, output = _admin(operator, "erase", "--yes", "bob")  # by nickname
 
     assert status == 0
     assert json.loads(output)["result"] == "processed"
@@ -332,9 +381,12 @@ def test_a_table_the_tool_cannot_reach_is_named_by_the_step_that_needed_it(
 
     status, output = _admin(operator, *argv)
 
-    assert (status, output) == (2, "")
-    error = f"error: DynamoDB refused to {step}: ResourceNotFoundException"
-    assert capsys.readouterr().err.splitlines()[-1] == error
+    assert (status, output) == (1, "")
+    [error] = capsys.readouterr().err.splitlines()
+    assert error == (
+        f"error: DynamoDB refused to {step}: ResourceNotFoundException: the settings name a resource "
+        "that is not there; check --stack and --region"
+    )
 
 
 def test_every_read_the_tool_makes_is_strongly_consistent(deployed: Any, twilio: LocalTwilioApi) -> None:

@@ -1,24 +1,43 @@
 """The operator tool's command line: every command says what it does and whether it changes
-anything; durations read as people write them; `--stack` finds the deployed game's settings."""
+anything; durations read as people write them; `--stack` finds the deployed game's settings; and
+it behaves in scripts: options anywhere, no prompt without a terminal, one line per failure, exit
+statuses 0 done / 1 failed / 2 usage."""
 
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
+import socket
 import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import boto3
 import pytest
+from botocore.exceptions import (
+    ClientError,
+    EndpointConnectionError,
+    NoCredentialsError,
+    NoRegionError,
+    ProfileNotFound,
+)
 from moto import mock_aws
 
-from serverless_rps.admin import locate
+from serverless_rps.admin import cli, locate
 from serverless_rps.admin.cli import parse_duration
-from serverless_rps.admin.verify import FICTIONAL_PHONE, Verification, VerificationFailed, webhook_url
+from serverless_rps.admin.verify import (
+    FICTIONAL_PHONE,
+    Verification,
+    VerificationFailed,
+    post_form,
+    webhook_url,
+)
 from serverless_rps.config import ConfigurationError
+from serverless_rps.exceptions import StoreUnavailable
 
 REPO = Path(__file__).resolve().parents[2]
 CHANGING = ["dlq redrive", "outbox resend", "unlock", "erase"]
@@ -121,13 +140,26 @@ def test_stack_reads_the_deployed_game_functions_own_settings(monkeypatch: pytes
     assert settings.twilio.auth_token_parameter == "/serverless-rps/twilio-auth-token"
 
 
+def test_a_stack_that_is_not_there_is_named_with_the_region_looked_in(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        monkeypatch.setenv(name, "testing")
+    with mock_aws():
+        cloudformation = boto3.client("cloudformation", region_name="eu-west-1")
+        with pytest.raises(locate.ConfigurationError, match=r"^no stack nope in eu-west-1: .* --region$"):
+            locate.from_stack(cloudformation, boto3.client("lambda", region_name="eu-west-1"), "nope")
+
+
 def test_a_stack_without_the_game_function_is_named_in_the_error(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
         monkeypatch.setenv(name, "testing")
     with mock_aws():
         cloudformation = boto3.client("cloudformation", region_name="us-east-1")
-        with pytest.raises(locate.ConfigurationError, match="stack nope: no GameFunction"):
-            locate.from_stack(cloudformation, boto3.client("lambda", region_name="us-east-1"), "nope")
+        template = {"Resources": {"Queue": {"Type": "AWS::SQS::Queue"}}}
+        cloudformation.create_stack(StackName="other", TemplateBody=json.dumps(template))
+        with pytest.raises(locate.ConfigurationError, match="stack other in us-east-1: no GameFunction"):
+            locate.from_stack(cloudformation, boto3.client("lambda", region_name="us-east-1"), "other")
 
 
 def test_verify_puts_the_path_secret_where_the_stack_output_shows_its_placeholder() -> None:
@@ -159,3 +191,317 @@ def test_verify_says_where_the_round_trip_stopped_when_the_game_never_answers() 
     assert (request["From"], request["Body"]) == (FICTIONAL_PHONE, "help")
     assert request["X-Twilio-Signature"], "signed as Twilio signs"
     assert "secret" not in str(failure.value), "the path secret never appears in messages"
+
+
+# -- the tool in scripts: options anywhere, no prompt without a terminal, one line per failure -------
+
+
+class _RecordingOperator:
+    """Stands for Operator where only the command line is under test: records the changes asked."""
+
+    def __init__(self) -> None:
+        self.changes: list[tuple[str, Any]] = []
+
+    def status(self) -> dict[str, Any]:
+        return {"dead_letters": 0}
+
+    def phone_of(self, player: str) -> str:
+        return player
+
+    def redrive(self, ids: list[str] | None) -> list[dict[str, Any]]:
+        self.changes.append(("redrive", ids))
+        return []
+
+    def erase(self, phone: str) -> dict[str, Any]:
+        self.changes.append(("erase", phone))
+        return {"phone": phone, "result": "processed"}
+
+
+def _main(argv: list[str], operator: Any = None, **keywords: Any) -> tuple[int, str, _RecordingOperator]:
+    operator = operator or _RecordingOperator()
+    out = io.StringIO()
+    keywords.setdefault("connect", lambda _: operator)
+    status = cli.main(argv, out=out, **keywords)
+    return status, out.getvalue(), operator
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--json", "status"],
+        ["status", "--json"],
+        ["--yes", "dlq", "redrive", "--all", "--json"],
+        ["dlq", "redrive", "--all", "--yes", "--json"],
+        ["dlq", "--yes", "redrive", "--json", "--all"],
+        ["--region", "eu-west-1", "erase", "+15551230001", "--yes", "--json"],
+        ["erase", "--stack", "rps", "+15551230001", "--verbose", "--json", "--yes"],
+    ],
+)
+def test_the_common_options_are_taken_before_or_after_the_command(argv: list[str]) -> None:
+    status, output, operator = _main(argv, ask=lambda _: pytest.fail("asked despite --yes"))
+
+    assert status == 0
+    json.loads(output)
+    assert len(operator.changes) == (0 if "status" in argv else 1)
+
+
+def test_an_option_given_before_the_command_is_kept_after_it() -> None:
+    seen: list[argparse.Namespace] = []
+
+    def connect(arguments: argparse.Namespace) -> Any:
+        seen.append(arguments)
+        return _RecordingOperator()
+
+    cli.main(
+        ["--stack", "rps", "--region", "eu-west-1", "--json", "status"], connect=connect, out=io.StringIO()
+    )
+    cli.main(["status", "--stack", "rps", "--region", "eu-west-1"], connect=connect, out=io.StringIO())
+
+    assert [(a.stack, a.region) for a in seen] == [("rps", "eu-west-1")] * 2
+    assert [a.json for a in seen] == [True, False]
+
+
+@pytest.mark.parametrize("argv", [["dlq", "redrive", "--all"], ["erase", "+15551230001"]])
+def test_without_a_terminal_a_change_is_refused_in_one_line_and_nothing_changes(
+    argv: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))  # cron, CI, a pipe: not a terminal
+
+    status, output, operator = _main(argv)
+
+    assert (status, output, operator.changes) == (2, "", [])
+    [line] = capsys.readouterr().err.splitlines()
+    assert line.startswith("error: ")
+    assert "no terminal" in line
+    assert "--yes" in line
+
+    status, _, operator = _main([*argv, "--yes"])
+    assert (status, len(operator.changes)) == (0, 1)
+
+
+def test_a_declined_change_changes_nothing_and_exits_1() -> None:
+    status, output, operator = _main(["erase", "+15551230001"], ask=lambda _: "n")
+
+    assert (status, output, operator.changes) == (1, "", [])
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["nope"],
+        ["dlq"],
+        ["dlq", "redrive"],
+        ["player"],
+        ["status", "--nope"],
+        ["outbox", "pending", "--older-than", "soon"],
+    ],
+)
+def test_a_wrong_command_line_exits_2(argv: list[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        _main(argv)
+    assert exit_.value.code == 2
+
+
+def _failing(problem: Exception) -> Any:
+    def connect(arguments: argparse.Namespace) -> Any:
+        raise problem
+
+    return connect
+
+
+_LOCAL = "http://127.0.0.1:5123/"
+
+
+@pytest.mark.parametrize(
+    ("problem", "says"),
+    [
+        (NoRegionError(), "no AWS region: give --region NAME"),
+        (NoCredentialsError(), "Unable to locate credentials: configure a profile"),
+        (ProfileNotFound(profile="work"), "check AWS_PROFILE"),
+        (
+            EndpointConnectionError(endpoint_url=_LOCAL),
+            "no local stack is running at http://127.0.0.1:5123: start `make play`",
+        ),
+        (
+            EndpointConnectionError(endpoint_url="https://sqs.xx-nowhere-1.amazonaws.com/"),
+            "cannot reach https://sqs.xx-nowhere-1.amazonaws.com/: check the network, and the region",
+        ),
+        (
+            ClientError({"Error": {"Code": "ExpiredToken", "Message": "expired"}}, "Scan"),
+            "your AWS credentials have expired",
+        ),
+        (
+            ClientError(
+                {"Error": {"Code": "AWS.SimpleQueueService.NonExistentQueue", "Message": "no"}},
+                "GetQueueAttributes",
+            ),
+            "check --stack and --region",
+        ),
+        (
+            ConfigurationError("environment variable GAME_STATE_TABLE is required"),
+            "GAME_STATE_TABLE is required",
+        ),
+    ],
+)
+def test_each_aws_or_configuration_failure_is_one_line_naming_its_cause_and_fix(
+    problem: Exception, says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, output, _ = _main(["status"], connect=_failing(problem))
+
+    assert (status, output) == (1, "")
+    [line] = capsys.readouterr().err.splitlines()
+    assert line.startswith("error: ")
+    assert says in line
+
+    status, _, _ = _main(["status", "--verbose"], connect=_failing(problem))
+    error = capsys.readouterr().err
+    assert status == 1
+    assert error.startswith("Traceback")
+    assert error.splitlines()[-1] == line
+
+
+def test_a_store_failure_is_explained_by_the_sdk_error_beneath_it(capsys: pytest.CaptureFixture[str]) -> None:
+    try:
+        try:
+            raise EndpointConnectionError(endpoint_url=_LOCAL)
+        except EndpointConnectionError as exc:
+            raise StoreUnavailable("could not scan a table: EndpointConnectionError") from exc
+    except StoreUnavailable as unavailable:
+        problem = unavailable
+
+    assert _main(["status"], connect=_failing(problem))[0] == 1
+    assert "no local stack is running at http://127.0.0.1:5123" in capsys.readouterr().err
+
+
+def _run_admin(env: Mapping[str, str], *argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "serverless_rps.admin", *argv],
+        cwd=REPO,
+        env={"PATH": os.environ.get("PATH", ""), "AWS_EC2_METADATA_DISABLED": "true", **env},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_missing_credentials_are_one_line_not_a_traceback(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.write_text("")
+    no_profile = {"AWS_CONFIG_FILE": str(empty), "AWS_SHARED_CREDENTIALS_FILE": str(empty)}
+
+    run = _run_admin(no_profile, "--stack", "serverless-rps", "status")
+
+    assert run.returncode == 1, run.stderr
+    assert run.stderr.startswith("error: Unable to locate credentials: configure a profile")
+    assert len(run.stderr.splitlines()) == 1
+
+
+def test_a_stack_whose_endpoint_is_gone_is_one_line_saying_no_local_stack_runs(tmp_path: Path) -> None:
+    with socket.socket() as probe:  # a port nothing listens on: the local stack of a closed terminal
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    variables = {
+        "GAME_STATE_TABLE": "game",
+        "NICKNAME_TABLE": "nick",
+        "IDEMPOTENCY_TABLE": "idem",
+        "INCOMING_QUEUE_URL": f"http://127.0.0.1:{port}/123456789012/incoming",
+        "DEAD_LETTER_QUEUE_URL": f"http://127.0.0.1:{port}/123456789012/dlq",
+        "TWILIO_ACCOUNT_SID": "AC" + "0" * 32,
+        "TWILIO_AUTH_TOKEN": "local",
+        "AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}",
+        "AWS_ACCESS_KEY_ID": "local",
+        "AWS_SECRET_ACCESS_KEY": "local",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "AWS_MAX_ATTEMPTS": "1",
+    }
+
+    run = _run_admin(variables, "status", "--json")
+
+    assert (run.returncode, run.stdout) == (1, ""), run.stderr
+    assert run.stderr == (
+        f"error: no local stack is running at http://127.0.0.1:{port}: start `make play` in another "
+        "terminal, then load its variables again (set -a; . .local-state/game-function.env; set +a)\n"
+    )
+
+
+def test_verify_against_a_stopped_local_stack_says_no_local_stack_runs() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+
+    with pytest.raises(ConfigurationError) as failure:
+        post_form(f"http://127.0.0.1:{port}/sms/secret", {"Body": "help"}, {})
+
+    assert str(failure.value).startswith(
+        f"no local stack is running at http://127.0.0.1:{port}: start `make play`"
+    )
+    assert "secret" not in str(failure.value)
+
+
+def test_the_region_is_the_profiles_else_the_one_samconfig_gives_make_deploy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    empty = tmp_path / "empty"
+    empty.write_text("")
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(empty))
+    for name in ("AWS_DEFAULT_REGION", "AWS_REGION"):
+        monkeypatch.delenv(name, raising=False)
+    samconfig = tmp_path / "samconfig.toml"
+    samconfig.write_text('version = 0.1\n[default.deploy.parameters]\nregion = "ap-south-1"\n')
+
+    assert locate.samconfig_region() == "us-east-1", "the repository's own samconfig.toml"
+    assert locate.session(None, samconfig).region_name == "ap-south-1"
+    assert locate.session("eu-west-1", samconfig).region_name == "eu-west-1"
+    assert locate.session(None, tmp_path / "none.toml").region_name is None
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "eu-north-1")
+    assert locate.session(None, samconfig).region_name == "eu-north-1"
+
+
+def test_a_profile_without_a_region_finds_the_stack_in_the_region_make_deploy_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    empty = tmp_path / "empty"
+    empty.write_text("")
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(empty))
+    monkeypatch.delenv("AWS_DEFAULT_REGION", raising=False)
+    monkeypatch.delenv("AWS_REGION", raising=False)
+
+    with mock_aws():
+        status = cli.main(["--stack", "nope", "status"], out=io.StringIO())
+        assert status == 1
+        assert capsys.readouterr().err.startswith("error: no stack nope in us-east-1: ")
+
+        status = cli.main(["status", "--stack", "nope", "--region", "eu-west-1"], out=io.StringIO())
+        assert status == 1
+        assert capsys.readouterr().err.startswith("error: no stack nope in eu-west-1: ")
+
+
+@pytest.mark.parametrize(
+    ("text", "player"),
+    [
+        ("+15551230001", "+15551230001"),
+        ("+1 555 123-0001", "+15551230001"),
+        ("alice", "alice"),
+        ("Bob_2", "Bob_2"),
+    ],
+)
+def test_a_player_is_a_phone_in_e164_or_a_nickname(text: str, player: str) -> None:
+    assert cli.parse_player(text) == player
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("15551230001", "write it with + and its country code, as the game stores it (+15551230001 if"),
+        ("555-123-0001", "(+5551230001 if it starts with its country code)"),
+        ("a+b", "neither a phone number (E.164, e.g. +15551230001) nor a nickname"),
+        ("+1", "neither a phone number"),
+    ],
+)
+def test_a_number_without_its_plus_is_refused_with_the_form_it_needs(text: str, says: str) -> None:
+    with pytest.raises(argparse.ArgumentTypeError) as refusal:
+        cli.parse_player(text)
+    assert says in str(refusal.value)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from serverless_rps.config import DEFAULT_METRICS_NAMESPACE, GameSettings, VerifySettings
+from serverless_rps.config import DEFAULT_METRICS_NAMESPACE, GameSettings, OperatorSettings
 
 PACKAGE = Path(__file__).resolve().parents[2] / "serverless_rps"
 _READS_ENVIRONMENT = re.compile(r"\bos\.(environ|getenv)\b|\bgetenv\(|\bimport os\b")
@@ -43,9 +43,9 @@ def test_the_game_function_takes_its_metrics_namespace_from_its_settings() -> No
 
 
 def test_verify_may_take_the_number_and_the_webhook_from_the_environment() -> None:
-    given = VerifySettings.from_environment(
+    given = OperatorSettings.from_environment(
         {"TWILIO_PHONE_NUMBER": " +15550000000 ", "WEBHOOK_URL": "", "WEBHOOK_PATH_SECRET": "s3cret"}
     )
 
-    assert given == VerifySettings(service_number="+15550000000", webhook_path_secret="s3cret")
-    assert VerifySettings.from_environment({}) == VerifySettings()
+    assert given == OperatorSettings(service_number="+15550000000", webhook_path_secret="s3cret")
+    assert OperatorSettings.from_environment({}) == OperatorSettings()
