@@ -290,41 +290,45 @@ def score(wins: int, losses: int, ties: int, streak: int) -> str:
     return f"Wins {wins}, losses {losses}, ties {ties}. Streak: {run}."
 
 
+_NO_LEADERS = "No one has won a game yet. Be the first: THROW <move> <nick>"
+_LEADERS_HEADING = "Top players by wins: "
+
+
 def top(leaders: Sequence[tuple[str, int]]) -> str:
     """The leaderboard, best first, as many lines as fit one segment."""
     if not leaders:
-        return "No one has won a game yet. Be the first: THROW <move> <nick>"
-    return _leader_lines(leaders, SEGMENT_LIMIT)[0]
+        return _NO_LEADERS
+    return _LEADERS_HEADING + ", ".join(_leader_lines(leaders, SEGMENT_LIMIT))
 
 
 def top_with_rank(leaders: Sequence[tuple[str, int]], rank: int, wins: int) -> str:
     """The leaderboard for a player on it at `rank` (1 is first) with `wins`: when their own line
     is not among those that fit, fewer lines show and their place follows."""
-    text, shown = _leader_lines(leaders, SEGMENT_LIMIT)
-    if rank <= shown:
-        return text
+    shown = _leader_lines(leaders, SEGMENT_LIMIT)
+    if rank <= len(shown):
+        return _LEADERS_HEADING + ", ".join(shown)
     you = f". You: #{rank}, {wins} win{'' if wins == 1 else 's'}"
-    return _leader_lines(leaders, SEGMENT_LIMIT - len(you))[0] + you
+    return _LEADERS_HEADING + ", ".join(_leader_lines(leaders, SEGMENT_LIMIT - len(you))) + you
 
 
 def top_unranked(leaders: Sequence[tuple[str, int]]) -> str:
     """The leaderboard for a player who is not on it."""
     if not leaders:
-        return top(leaders)
+        return _NO_LEADERS
     you = ". You: not ranked yet"
-    return _leader_lines(leaders, SEGMENT_LIMIT - len(you))[0] + you
+    return _LEADERS_HEADING + ", ".join(_leader_lines(leaders, SEGMENT_LIMIT - len(you))) + you
 
 
-def _leader_lines(leaders: Sequence[tuple[str, int]], limit: int) -> tuple[str, int]:
-    """The board's lines that fit `limit` characters, and how many that is (the first always fits:
-    a nickname is at most 15 characters)."""
-    text, shown = "Top players by wins:", 0
+def _leader_lines(leaders: Sequence[tuple[str, int]], limit: int) -> list[str]:
+    """The board's lines, best first, that fit `limit` characters after the heading (the first
+    always does: a nickname is at most 15 characters)."""
+    lines: list[str] = []
     for rank, (name, wins) in enumerate(leaders, start=1):
-        line = f"{text}{',' if rank > 1 else ''} {rank}. {name} {wins}"
-        if len(line) > limit:
+        line = f"{rank}. {name} {wins}"
+        if len(_LEADERS_HEADING + ", ".join([*lines, line])) > limit:
             break
-        text, shown = line, rank
-    return text, shown
+        lines.append(line)
+    return lines
 
 
 def lobby_waiting(move: Move) -> str:
