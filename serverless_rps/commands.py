@@ -15,7 +15,16 @@ from typing import Any, Protocol
 
 from serverless_rps import game, replies
 from serverless_rps.exceptions import StaleRead
-from serverless_rps.game import LEADERBOARD, LOBBY, Decision, Limits, Lobby, Player, SharedRecord
+from serverless_rps.game import (
+    LEADERBOARD,
+    LOBBY,
+    Decision,
+    Limits,
+    Lobby,
+    NicknameHolder,
+    Player,
+    SharedRecord,
+)
 from serverless_rps.parsing import (
     AnsweredByTwilio,
     Command,
@@ -40,6 +49,8 @@ class Reads(Protocol):
 
     def nickname_owner(self, nickname: str) -> str | None: ...
 
+    def nickname_holder(self, nickname: str) -> NicknameHolder | None: ...
+
     def get_player(self, phone: str) -> Player | None: ...
 
     def get_players(self, phones: Sequence[str]) -> dict[str, Player]: ...
@@ -58,6 +69,8 @@ class Lookup:
     nickname: str | None = None
     # Shared records read without a lock (`top` reads the leaderboard and locks nothing but itself).
     shared: Mapping[str, SharedRecord] = field(default_factory=dict)
+    # The nickname's row as read (`nick`: its spelling names the look-alike that holds the key).
+    holder: NicknameHolder | None = None
 
 
 @dataclass(frozen=True)
@@ -74,6 +87,8 @@ class Facts:
     counterparts: Mapping[str, Player] = field(default_factory=dict)
     # The shared records locked after the players (`CommandSpec.then_lock`), by key.
     shared: Mapping[str, SharedRecord] = field(default_factory=dict)
+    # Shared records read without a lock once the locks are held (`CommandSpec.then_read`), by key.
+    read_shared: Mapping[str, SharedRecord] = field(default_factory=dict)
 
     @property
     def me(self) -> Player | None:
@@ -111,6 +126,9 @@ class CommandSpec[C]:
     # Read the sender's counterparts' records (lock-free) once the sender is locked: its record,
     # as locked, says who they are.
     reads_counterparts: bool = False
+    # Shared records to read without a lock once every lock is held, when the locked records say
+    # the decision needs them (`games` reads the lobby only for a sender who may wait there).
+    then_read: Callable[[C, Facts], tuple[str, ...]] = _no_shared_records
     # Remove the sender's number from outboxes still waiting to send to it (an opt-out's erasure),
     # after the locks and before the commit.
     erases_sender: bool = False
@@ -232,6 +250,22 @@ def _lobby_decide(command: LobbyThrow, facts: Facts) -> Decision:
     )
 
 
+# -- games ----------------------------------------------------------------------------------------
+
+
+def _lobby_if_i_may_wait_there(command: ListGames, facts: Facts) -> tuple[str, ...]:
+    # Read, not locked, yet exact about the sender: their entry is added or removed only by a
+    # commit that holds their lock (their own lobby throw, the throw that plays them or replaces
+    # their expired entry, their STOP), and that lock is held now.
+    me = facts.me
+    return (LOBBY,) if me is not None and me.in_lobby else ()
+
+
+def _games_decide(command: ListGames, facts: Facts) -> Decision:
+    lobby = _shared(facts.read_shared, LOBBY, Lobby)
+    return game.list_games(facts.sender, facts.me, facts.counterparts, facts.now, lobby)
+
+
 # -- opt-out --------------------------------------------------------------------------------------
 
 
@@ -280,15 +314,16 @@ COMMANDS: Mapping[type[Any], CommandSpec[Any]] = {
     ),
     ShowTop: CommandSpec[ShowTop](
         decide=lambda command, facts: game.show_top(
-            facts.sender, _shared(facts.lookup.shared, LEADERBOARD, game.Leaderboard)
+            facts.sender, _shared(facts.lookup.shared, LEADERBOARD, game.Leaderboard), facts.me
         ),
         look_up=lambda command, sender, reads: Lookup(shared={LEADERBOARD: reads.get_shared(LEADERBOARD)}),
     ),
     SetNickname: CommandSpec[SetNickname](
         decide=lambda command, facts: game.set_nickname(
-            facts.sender, facts.me, command, facts.lookup.owner, facts.new_id()
+            facts.sender, facts.me, command, facts.lookup.holder, facts.new_id()
         ),
-        look_up=lambda command, sender, reads: Lookup(owner=reads.nickname_owner(command.key)),
+        # One read of the nickname's row gives both its owner and how they spelled it.
+        look_up=lambda command, sender, reads: Lookup(holder=reads.nickname_holder(command.key)),
     ),
     OptOut: CommandSpec[OptOut](
         decide=lambda command, facts: game.opt_out(
@@ -300,8 +335,7 @@ COMMANDS: Mapping[type[Any], CommandSpec[Any]] = {
         erases_sender=True,
     ),
     ListGames: CommandSpec[ListGames](
-        decide=lambda command, facts: game.list_games(facts.sender, facts.me, facts.counterparts, facts.now),
-        reads_counterparts=True,
+        decide=_games_decide, reads_counterparts=True, then_read=_lobby_if_i_may_wait_there
     ),
     ShowScore: CommandSpec[ShowScore](decide=lambda command, facts: game.show_score(facts.sender, facts.me)),
     ShowHelp: CommandSpec[ShowHelp](

@@ -35,6 +35,7 @@ __all__ = [
     "Limits",
     "Lobby",
     "LobbyEntry",
+    "NicknameHolder",
     "PendingThrow",
     "Player",
     "Ranking",
@@ -222,6 +223,15 @@ def shared_record(key: str) -> SharedRecord:
 
 
 @dataclass(frozen=True)
+class NicknameHolder:
+    """Who holds a nickname, as its row says: the phone, and the name as they typed it (which a
+    look-alike of it does not show)."""
+
+    phone: str
+    display_name: str
+
+
+@dataclass(frozen=True)
 class Reply:
     to: str
     body: str
@@ -267,11 +277,15 @@ def reply_only(phone: str, text: str) -> Decision:
 
 
 def set_nickname(
-    phone: str, me: Player | None, command: SetNickname, current_owner: str | None, new_player_id: str
+    phone: str, me: Player | None, command: SetNickname, holder: NicknameHolder | None, new_player_id: str
 ) -> Decision:
-    """Register, rename or re-case a nickname. `current_owner` is the phone that holds the name now."""
-    if current_owner is not None and current_owner != phone:
-        return reply_only(phone, replies.nick_taken(command.display_name))
+    """Register, rename or re-case a nickname. `holder` is whoever holds the name (or a look-alike
+    of it: they share the key) now."""
+    if holder is not None and holder.phone != phone:
+        if holder.display_name.lower() == command.display_name.lower():
+            return reply_only(phone, replies.nick_taken(command.display_name))
+        # `aIice` for `alice`: the player cannot see why it is taken unless told what it looks like.
+        return reply_only(phone, replies.nick_taken_look_alike(command.display_name, holder.display_name))
     if me is None:
         player = Player(phone, new_player_id, command.key, command.display_name)
         return Decision(
@@ -479,8 +493,11 @@ def _scored(player: Player, outcome: Outcome) -> Player:
     return replace(player, ties=player.ties + 1, streak=0)
 
 
-def list_games(phone: str, me: Player | None, others: Mapping[str, Player], now: float) -> Decision:
-    """`others` are the records of my counterparts, read without locks; stale entries are left out."""
+def list_games(
+    phone: str, me: Player | None, others: Mapping[str, Player], now: float, lobby: Lobby | None = None
+) -> Decision:
+    """`others` are the records of my counterparts, read without locks; stale entries are left out.
+    `lobby` is the lobby as read when my record says I may wait there (`Player.in_lobby`)."""
     if me is None:
         return reply_only(phone, replies.not_registered())
     waiting_on = [
@@ -493,13 +510,24 @@ def list_games(phone: str, me: Player | None, others: Mapping[str, Player], now:
         for other in sorted(me.challenges)
         if other in others and others[other].throw_at(me, now) is not None
     ]
-    return reply_only(phone, replies.games_summary(waiting_on, waiting_for_me))
+    waiting = lobby.live(now) if lobby is not None else None
+    if waiting is None or waiting.player_id != me.player_id:
+        return reply_only(phone, replies.games_summary(waiting_on, waiting_for_me))
+    seconds_left = int(waiting.expires_at - now)
+    return reply_only(phone, replies.games_summary(waiting_on, waiting_for_me, waiting.move, seconds_left))
 
 
-def show_top(phone: str, board: Leaderboard | None) -> Decision:
-    """Anyone may look, registered or not: the board names no phone."""
+def show_top(phone: str, board: Leaderboard | None, me: Player | None = None) -> Decision:
+    """Anyone may look, registered or not: the board names no phone. A registered player (`me`)
+    is also told their own place when their line does not show, or that they have none."""
     rankings = board.rankings if board is not None else ()
-    return reply_only(phone, replies.top([(entry.display_name, entry.wins) for entry in rankings]))
+    leaders = [(entry.display_name, entry.wins) for entry in rankings]
+    if me is None or not rankings:
+        return reply_only(phone, replies.top(leaders))
+    for rank, entry in enumerate(rankings, start=1):
+        if entry.player_id == me.player_id:
+            return reply_only(phone, replies.top_with_rank(leaders, rank, entry.wins))
+    return reply_only(phone, replies.top_unranked(leaders))
 
 
 def show_score(phone: str, me: Player | None) -> Decision:

@@ -57,6 +57,7 @@ from serverless_rps.game import (
     Leaderboard,
     Lobby,
     LobbyEntry,
+    NicknameHolder,
     PendingThrow,
     Player,
     Ranking,
@@ -426,12 +427,16 @@ class DynamoGameStore:
     # -- reads without locks -----------------------------------------------------------------
 
     def nickname_owner(self, nickname: str) -> str | None:
+        holder = self.nickname_holder(nickname)
+        return holder.phone if holder is not None else None
+
+    def nickname_holder(self, nickname: str) -> NicknameHolder | None:
         with _translated("look up a nickname"):
             response = self._dynamodb.get_item(
                 TableName=self._tables.nickname, Key={"nickname": {"S": nickname}}, ConsistentRead=True
             )
         item = response.get("Item")
-        return str(item["phone_number"]["S"]) if item else None
+        return NicknameHolder(item["phone_number"]["S"], item["display_name"]["S"]) if item else None
 
     def get_player(self, phone: str) -> Player | None:
         with _translated("read a player"):

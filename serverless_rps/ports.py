@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from serverless_rps.game import Decision, Player, SharedRecord
+from serverless_rps.game import Decision, NicknameHolder, Player, SharedRecord
 from serverless_rps.reply_budget import ReplyBudget
 
 __all__ = [
@@ -85,6 +85,8 @@ class GameStore(Protocol):
         """Give up an in-progress claim so a retry need not wait for it to expire."""
 
     def nickname_owner(self, nickname: str) -> str | None: ...
+
+    def nickname_holder(self, nickname: str) -> NicknameHolder | None: ...
 
     def get_player(self, phone: str) -> Player | None: ...
 

@@ -176,6 +176,10 @@ class MessageProcessor:
                 spec.check_shared(command, facts)
             if spec.reads_counterparts and facts.me is not None:
                 facts = replace(facts, counterparts=self._store.get_players(facts.me.counterpart_phones()))
+            facts = replace(
+                facts,
+                read_shared={key: self._store.get_shared(key) for key in spec.then_read(command, facts)},
+            )
             if spec.erases_sender:
                 self._store.erase_pending_replies(phone)
             return self._commit(claim, sms, locked, spec.decide(command, facts))

@@ -31,6 +31,7 @@ __all__ = [
     "nick_invalid",
     "nick_registered",
     "nick_taken",
+    "nick_taken_look_alike",
     "nick_unchanged",
     "nick_usage",
     "no_last_opponent",
@@ -44,6 +45,8 @@ __all__ = [
     "throw_waiting",
     "too_many_open_games",
     "top",
+    "top_unranked",
+    "top_with_rank",
     "unknown_command",
     "unknown_help_topic",
     "unknown_move",
@@ -125,6 +128,11 @@ def nick_invalid() -> str:
 
 def nick_taken(name: str) -> str:
     return f"Sorry, {name} is taken. Text NICK with another name."
+
+
+def nick_taken_look_alike(name: str, holder: str) -> str:
+    """`name` is not taken as spelled, but the name it looks like is (`holder`, as its owner wrote it)."""
+    return f"Sorry, {name} looks like {holder}, which is taken. Text NICK with another name."
 
 
 def nick_registered(name: str) -> str:
@@ -216,18 +224,46 @@ def result(outcome: Outcome, mine: Move, theirs: Move, opponent: str) -> str:
     return f"{_HEADLINE[outcome]} {detail} SCORE for totals."
 
 
-def games_summary(waiting_on: Sequence[str], waiting_for_you: Sequence[str]) -> str:
-    """Who I'm waiting on and who's waiting on me, shortened to one segment with "+N more"."""
+def games_summary(
+    waiting_on: Sequence[str],
+    waiting_for_you: Sequence[str],
+    stranger_move: Move | None = None,
+    stranger_seconds_left: int = 0,
+) -> str:
+    """Who I'm waiting on and who's waiting on me, shortened to one segment with "+N more"; then my
+    throw waiting for a stranger (`stranger_move`), if there is one, and how long it has left."""
+    lobby = (
+        f"Waiting for a stranger with {stranger_move.value} (expires {_time_left(stranger_seconds_left)})."
+        if stranger_move is not None
+        else ""
+    )
     if not waiting_on and not waiting_for_you:
+        if lobby:
+            return f"{lobby} No other open games."
         return "No open games. Challenge someone: THROW <move> <nick>"
-    budget = SEGMENT_LIMIT
+    # The lobby line is short and whole; the lists share what it leaves.
+    budget = SEGMENT_LIMIT - len(f" {lobby}") if lobby else SEGMENT_LIMIT
     parts = []
     for label, names in (("Waiting on", waiting_on), ("Waiting on you", waiting_for_you)):
         if names:
             parts.append((label, list(names)))
     # Share the budget between the two lists; each list shows what fits and counts the rest.
     rendered = [_render_list(label, names, budget // len(parts) - 2) for label, names in parts]
-    return ". ".join(rendered) + "."
+    lists = ". ".join(rendered) + "."
+    return f"{lists} {lobby}" if lobby else lists
+
+
+_HOUR = 60 * 60
+_DAY = 24 * _HOUR
+
+
+def _time_left(seconds: int) -> str:
+    """How long until an expiry, to the nearest day or hour (the phone's time zone is unknown)."""
+    if seconds >= 36 * _HOUR:
+        return f"in {(seconds + _DAY // 2) // _DAY} days"
+    if seconds >= 90 * 60:
+        return f"in {(seconds + _HOUR // 2) // _HOUR} hours"
+    return "in under 2 hours"
 
 
 def _render_list(label: str, names: list[str], budget: int) -> str:
@@ -254,17 +290,45 @@ def score(wins: int, losses: int, ties: int, streak: int) -> str:
     return f"Wins {wins}, losses {losses}, ties {ties}. Streak: {run}."
 
 
+_NO_LEADERS = "No one has won a game yet. Be the first: THROW <move> <nick>"
+_LEADERS_HEADING = "Top players by wins: "
+
+
 def top(leaders: Sequence[tuple[str, int]]) -> str:
     """The leaderboard, best first, as many lines as fit one segment."""
     if not leaders:
-        return "No one has won a game yet. Be the first: THROW <move> <nick>"
-    text = "Top players by wins:"
+        return _NO_LEADERS
+    return _LEADERS_HEADING + ", ".join(_leader_lines(leaders, SEGMENT_LIMIT))
+
+
+def top_with_rank(leaders: Sequence[tuple[str, int]], rank: int, wins: int) -> str:
+    """The leaderboard for a player on it at `rank` (1 is first) with `wins`: when their own line
+    is not among those that fit, fewer lines show and their place follows."""
+    shown = _leader_lines(leaders, SEGMENT_LIMIT)
+    if rank <= len(shown):
+        return _LEADERS_HEADING + ", ".join(shown)
+    you = f". You: #{rank}, {wins} win{'' if wins == 1 else 's'}"
+    return _LEADERS_HEADING + ", ".join(_leader_lines(leaders, SEGMENT_LIMIT - len(you))) + you
+
+
+def top_unranked(leaders: Sequence[tuple[str, int]]) -> str:
+    """The leaderboard for a player who is not on it."""
+    if not leaders:
+        return _NO_LEADERS
+    you = ". You: not ranked yet"
+    return _LEADERS_HEADING + ", ".join(_leader_lines(leaders, SEGMENT_LIMIT - len(you))) + you
+
+
+def _leader_lines(leaders: Sequence[tuple[str, int]], limit: int) -> list[str]:
+    """The board's lines, best first, that fit `limit` characters after the heading (the first
+    always does: a nickname is at most 15 characters)."""
+    lines: list[str] = []
     for rank, (name, wins) in enumerate(leaders, start=1):
-        line = f"{text}{',' if rank > 1 else ''} {rank}. {name} {wins}"
-        if len(line) > SEGMENT_LIMIT:
+        line = f"{rank}. {name} {wins}"
+        if len(_LEADERS_HEADING + ", ".join([*lines, line])) > limit:
             break
-        text = line
-    return text
+        lines.append(line)
+    return lines
 
 
 def lobby_waiting(move: Move) -> str:

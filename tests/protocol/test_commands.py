@@ -8,6 +8,8 @@ from serverless_rps.processing import Result
 from serverless_rps.rules import Move, Outcome
 from tests.conftest import ALICE, BOB, CAROL, TABLES, FakeSms, Game
 
+DAY = 24 * 60 * 60
+
 
 def test_a_new_player_registers_a_nickname_and_keeps_its_display_case(game: Game) -> None:
     game.text(ALICE, "  NICK   Alice_1 ")
@@ -195,6 +197,60 @@ def test_games_lists_whom_you_wait_on_and_who_waits_on_you(game: Game) -> None:
     game.text(CAROL, "rock alice")
     game.text(ALICE, "games")
     assert game.sms.last(ALICE) == replies.games_summary(["bob"], ["carol"])
+
+
+def test_games_shows_a_throw_waiting_in_the_lobby_until_it_is_played_or_expires(
+    game: Game, clock: object
+) -> None:
+    game.register((ALICE, "alice"), (BOB, "bob"), (CAROL, "carol"))
+    game.text(ALICE, "throw rock")
+    game.text(CAROL, "paper alice")
+    clock.tick(DAY)  # type: ignore[attr-defined]
+    game.text(ALICE, "games")
+    assert game.sms.last(ALICE) == replies.games_summary([], ["carol"], Move.ROCK, 6 * DAY)
+    game.text(BOB, "games")
+    assert game.sms.last(BOB) == replies.games_summary([], []), "someone else's wait is not bob's"
+    game.text(BOB, "throw paper")  # plays alice
+    game.text(ALICE, "games")
+    assert game.sms.last(ALICE) == replies.games_summary([], ["carol"])
+    game.text(ALICE, "throw scissors")
+    clock.tick(7 * DAY)  # type: ignore[attr-defined]
+    game.text(ALICE, "games")
+    assert game.sms.last(ALICE) == replies.games_summary([], [])
+
+
+def test_top_tells_a_player_below_the_lines_shown_their_place_and_others_that_they_have_none(
+    game: Game, clock: object
+) -> None:
+    # Eight winners with the longest names, one win each: the lines that fit one SMS stop before
+    # the last, who reached one win last and so ranks last.
+    winners = [(f"+1555444{n:04d}", f"winner{n}" + "w" * 8) for n in range(8)]
+    game.register((ALICE, "alice"), (BOB, "bob"), *winners)
+    for phone, name in winners:
+        _play(game, phone, BOB, name, "bob")
+        clock.tick(1)  # type: ignore[attr-defined]
+    board = [(name, 1) for _, name in winners]
+    last, first = winners[-1][0], winners[0][0]
+    game.text(last, "top")
+    assert game.sms.last(last) == replies.top_with_rank(board, 8, 1)
+    assert game.sms.last(last).endswith(". You: #8, 1 win")
+    game.text(first, "top")
+    assert game.sms.last(first) == replies.top(board), "the first line is their own"
+    game.text(BOB, "top")  # eight losses, no win
+    assert game.sms.last(BOB) == replies.top_unranked(board)
+    game.text(CAROL, "top")  # no nickname: anyone may look
+    assert game.sms.last(CAROL) == replies.top(board)
+
+
+def test_a_nickname_that_looks_like_a_taken_one_is_refused_naming_the_one_it_looks_like(game: Game) -> None:
+    game.register((ALICE, "alice"))
+    game.text(BOB, "nick aIice")
+    assert game.sms.last(BOB) == replies.nick_taken_look_alike("aIice", "alice")
+    game.text(ALICE, "nick ALICE")  # the holder re-cases it: the row says so
+    game.text(CAROL, "nick A1ice")
+    assert game.sms.last(CAROL) == replies.nick_taken_look_alike("A1ice", "ALICE")
+    assert game.player(BOB) is None
+    assert game.player(CAROL) is None
 
 
 def test_strangers_asking_for_help_leave_no_trace(game: Game) -> None:

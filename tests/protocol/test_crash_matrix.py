@@ -69,6 +69,7 @@ SCENARIOS = [
     Scenario("lobby throw that waits", _registered, ALICE, "throw rock"),
     Scenario("lobby throw that pairs", _bob_in_the_lobby, ALICE, "paper"),
     Scenario("stop while in the lobby", _bob_in_the_lobby, BOB, "stop"),
+    Scenario("games while in the lobby", _bob_in_the_lobby, BOB, "games"),
     Scenario("unknown nickname", _registered, ALICE, "rock nobody"),
 ]
 MESSAGE_SID = "SM" + "c" * 32

@@ -137,8 +137,8 @@ def test_each_step_of_a_commands_description_is_handed_the_parsed_command(
     game: Game, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The processor walks a command's row (`commands.CommandSpec`): the re-check under the locks,
-    the shared records to lock then, and their re-check each receive the command, as the row's
-    contract says, for a command whose steps depend on its words."""
+    the shared records to lock then, their re-check and the shared records to read then each
+    receive the command, as the row's contract says, for a command whose steps depend on its words."""
     seen: list[tuple[str, object]] = []
 
     def then_lock(command: object, facts: object) -> tuple[str, ...]:
@@ -150,11 +150,17 @@ def test_each_step_of_a_commands_description_is_handed_the_parsed_command(
         check=lambda command, facts: seen.append(("check", command)),
         then_lock=then_lock,
         check_shared=lambda command, facts: seen.append(("check_shared", command)),
+        then_read=lambda command, facts: seen.append(("then_read", command)) or (),
     )
     monkeypatch.setitem(commands.COMMANDS, ShowScore, spec)
     game.register((ALICE, "alice"))
 
     game.text(ALICE, "score")
 
-    assert seen == [("check", ShowScore()), ("then_lock", ShowScore()), ("check_shared", ShowScore())]
+    assert seen == [
+        ("check", ShowScore()),
+        ("then_lock", ShowScore()),
+        ("check_shared", ShowScore()),
+        ("then_read", ShowScore()),
+    ]
     assert game.sms.last(ALICE) == replies.score(0, 0, 0, 0)

@@ -17,6 +17,7 @@ EXPECTED = {
     "help": (ALICE, "help", 5),  # claim, lock, commit, record, contact
     "score": (ALICE, "score", 5),
     "games": (ALICE, "games", 6),  # + batch-read counterparts
+    "games while in the lobby": (ALICE, "games", 7),  # + read the lobby, without a lock
     "nick": (ALICE, "nick alicia", 6),  # + nickname lookup
     "waiting throw": (BOB, "rock zed", 9),  # + lookup, a second lock, two replies
     "resolving throw": (ALICE, "paper bob", 10),  # + the leaderboard's lock, after the players
@@ -58,6 +59,8 @@ def test_requests_per_message_do_not_grow_with_pending_games(game: Game, command
     _alice_with_pending_games(game, pending)
     if command == "lobby throw that plays":
         game.text("+15557770000", "throw rock")  # zed waits in the lobby
+    if command == "games while in the lobby":
+        game.text(ALICE, "throw rock")  # alice's record now says she may wait there
     assert _count_requests(game, sender, body) == expected
 
 

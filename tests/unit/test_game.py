@@ -21,6 +21,7 @@ from serverless_rps.game import (
     Limits,
     Lobby,
     LobbyEntry,
+    NicknameHolder,
     PendingThrow,
     Player,
     Ranking,
@@ -76,23 +77,37 @@ def test_a_new_phone_registers_and_claims_its_nickname() -> None:
     )
 
 
+BOB_HOLDS_IT = NicknameHolder(BOB, "Bob")
+
+
 def test_a_nickname_held_by_another_phone_is_refused() -> None:
-    assert game.set_nickname(ALICE, alice, SetNickname("Bob"), BOB, "x") == game.reply_only(
+    assert game.set_nickname(ALICE, alice, SetNickname("Bob"), BOB_HOLDS_IT, "x") == game.reply_only(
         ALICE, replies.nick_taken("Bob")
     )
-    assert game.set_nickname(CAROL, None, SetNickname("B0b"), BOB, "x") == game.reply_only(
-        CAROL, replies.nick_taken("B0b")
+    # Another case of the same letters needs no explaining.
+    assert game.set_nickname(CAROL, None, SetNickname("BOB"), BOB_HOLDS_IT, "x") == game.reply_only(
+        CAROL, replies.nick_taken("BOB")
+    )
+
+
+def test_a_look_alike_of_a_taken_nickname_is_refused_naming_the_name_it_looks_like() -> None:
+    assert game.set_nickname(CAROL, None, SetNickname("B0b"), BOB_HOLDS_IT, "x") == game.reply_only(
+        CAROL, replies.nick_taken_look_alike("B0b", "Bob")
+    )
+    holder = NicknameHolder(ALICE, "alice")
+    assert game.set_nickname(BOB, bob, SetNickname("aIICE"), holder, "x") == game.reply_only(
+        BOB, replies.nick_taken_look_alike("aIICE", "alice")
     )
 
 
 def test_the_same_name_again_changes_nothing() -> None:
-    assert game.set_nickname(ALICE, alice, SetNickname("Alice"), ALICE, "x") == game.reply_only(
-        ALICE, replies.nick_unchanged("Alice")
-    )
+    assert game.set_nickname(
+        ALICE, alice, SetNickname("Alice"), NicknameHolder(ALICE, "Alice"), "x"
+    ) == game.reply_only(ALICE, replies.nick_unchanged("Alice"))
 
 
 def test_a_new_case_keeps_the_nickname_row() -> None:
-    decision = game.set_nickname(ALICE, alice, SetNickname("ALICE"), ALICE, "x")
+    decision = game.set_nickname(ALICE, alice, SetNickname("ALICE"), NicknameHolder(ALICE, "Alice"), "x")
     recased = replace(alice, display_name="ALICE")
     assert decision == Decision(
         replies=(Reply(ALICE, replies.nick_changed("Alice", "ALICE")),),
@@ -287,6 +302,30 @@ def test_top_lists_the_board_for_anyone() -> None:
     board = Leaderboard((Ranking("bob-1", "Bob", 3, 0, NOW),))
     assert game.show_top(CAROL, board) == game.reply_only(CAROL, replies.top([("Bob", 3)]))
     assert game.show_top(CAROL, None) == game.reply_only(CAROL, replies.top([]))
+
+
+def test_top_tells_a_ranked_player_their_place_and_wins_from_the_board() -> None:
+    board = Leaderboard(
+        (
+            Ranking("bob-1", "Bob", 3, 0, NOW),
+            Ranking("carol-1", "Carol", 2, 0, NOW),
+            Ranking("alice-1", "Alice", 1, 5, NOW),
+        )
+    )
+    leaders = [("Bob", 3), ("Carol", 2), ("Alice", 1)]
+    # The board's line, not the record's totals: the board is what the others see.
+    assert game.show_top(ALICE, board, replace(alice, wins=9)) == game.reply_only(
+        ALICE, replies.top_with_rank(leaders, 3, 1)
+    )
+    assert game.show_top(BOB, board, bob) == game.reply_only(BOB, replies.top_with_rank(leaders, 1, 3))
+
+
+def test_top_tells_a_player_who_is_not_on_the_board_so() -> None:
+    board = Leaderboard((Ranking("bob-1", "Bob", 3, 0, NOW),))
+    assert game.show_top(CAROL, board, carol) == game.reply_only(CAROL, replies.top_unranked([("Bob", 3)]))
+    # Nobody is on an empty board: nothing to tell anyone about their place.
+    assert game.show_top(CAROL, Leaderboard(), carol) == game.reply_only(CAROL, replies.top([]))
+    assert game.show_top(CAROL, None, carol) == game.reply_only(CAROL, replies.top([]))
 
 
 # -- the lobby ---------------------------------------------------------------------------------------
@@ -486,6 +525,31 @@ def test_games_leaves_out_a_throw_at_an_old_self_of_the_opponent() -> None:
     assert game.list_games(ALICE, me, {BOB: bob}, NOW) == game.reply_only(
         ALICE, replies.games_summary([], [])
     )
+
+
+def test_games_shows_my_throw_waiting_in_the_lobby_with_the_time_it_has_left() -> None:
+    me = replace(alice, in_lobby=True, challenges={BOB: Challenge("bob-1", NOW + 1)})
+    bob_waiting = replace(bob, games={ALICE: PendingThrow(Move.PAPER, "alice-1", NOW + 1)})
+    lobby = Lobby(LobbyEntry(ALICE, "alice-1", "Alice", Move.ROCK, NOW + 3 * DAY + 0.5))
+    assert game.list_games(ALICE, me, {BOB: bob_waiting}, NOW, lobby) == game.reply_only(
+        ALICE, replies.games_summary([], ["Bob"], Move.ROCK, 3 * 24 * 60 * 60)
+    )
+    assert game.list_games(ALICE, me, {}, NOW, lobby) == game.reply_only(
+        ALICE, replies.games_summary([], [], Move.ROCK, 3 * 24 * 60 * 60)
+    )
+
+
+def test_games_shows_no_lobby_wait_that_expired_or_is_someone_elses() -> None:
+    me = replace(alice, in_lobby=True)  # the flag outlives the entry: the lobby itself decides
+    nothing = game.reply_only(ALICE, replies.games_summary([], []))
+    for lobby in (
+        Lobby(LobbyEntry(ALICE, "alice-1", "Alice", Move.ROCK, NOW)),  # expires this very second
+        Lobby(LobbyEntry(BOB, "bob-1", "Bob", Move.ROCK, NOW + DAY)),
+        Lobby(LobbyEntry(ALICE, "alice-0", "Alice", Move.ROCK, NOW + DAY)),  # an old self of this phone
+        Lobby(),
+        None,
+    ):
+        assert game.list_games(ALICE, me, {}, NOW, lobby) == nothing
 
 
 def test_games_and_score_need_a_nickname() -> None:

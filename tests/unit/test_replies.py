@@ -20,6 +20,7 @@ nicknames = st.from_regex(r"[A-Za-z0-9_]{3,15}", fullmatch=True).filter(is_valid
 ARGUMENT_STRATEGIES: dict[Any, st.SearchStrategy[Any]] = {
     str: nicknames,
     Move: st.sampled_from(Move),
+    Move | None: st.none() | st.sampled_from(Move),
     Outcome: st.sampled_from(Outcome),
     int: st.integers(min_value=-99_999, max_value=99_999),
     str | None: st.none() | nicknames,
@@ -75,6 +76,11 @@ def test_worst_case_names_still_fit() -> None:
         replies.result(Outcome.LOSS, Move.SCISSORS, Move.SCISSORS, longest),
         replies.nick_changed(longest, longest),
         replies.games_summary([longest] * 20, [longest] * 50),
+        replies.games_summary([longest] * 20, [longest] * 50, Move.SCISSORS, 10**9),
+        replies.games_summary([], [], Move.SCISSORS, 10**9),
+        replies.top_with_rank([(longest, 10**9)] * 20, 10**9, 10**9),
+        replies.top_unranked([(longest, 10**9)] * 20),
+        replies.nick_taken_look_alike(longest, longest),
     ):
         assert replies.is_single_segment(text), text
 

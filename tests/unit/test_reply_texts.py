@@ -15,6 +15,13 @@ from serverless_rps import replies
 from serverless_rps.rules import Move, Outcome
 
 FIFTEEN = [letter * 15 for letter in "abcdefgh"]  # eight longest nicknames
+HOUR = 60 * 60
+DAY = 24 * HOUR
+
+
+def _paper_lobby(time_left: str) -> str:
+    return f"Waiting for a stranger with paper (expires in {time_left}). No other open games."
+
 
 CASES: list[tuple[str, Callable[[], str | None], str | None]] = [
     (
@@ -32,6 +39,11 @@ CASES: list[tuple[str, Callable[[], str | None], str | None]] = [
         "Nicknames are 3-15 letters, digits or _ and can't be a command or a move. Try another.",
     ),
     ("nick taken", lambda: replies.nick_taken("bob"), "Sorry, bob is taken. Text NICK with another name."),
+    (
+        "nick taken by a look-alike",
+        lambda: replies.nick_taken_look_alike("aIice", "alice"),
+        "Sorry, aIice looks like alice, which is taken. Text NICK with another name.",
+    ),
     (
         "nick registered",
         lambda: replies.nick_registered("alice"),
@@ -121,6 +133,82 @@ CASES: list[tuple[str, Callable[[], str | None], str | None]] = [
         + ", ".join(f"{rank}. {name} 99999" for rank, name in enumerate(FIFTEEN[:5], start=1)),
     ),
     (
+        "top: your place after the lines shown",
+        lambda: replies.top_with_rank([("alice", 12), ("bob", 10), ("carol", 10)], 14, 3),
+        "Top players by wins: 1. alice 12, 2. bob 10, 3. carol 10. You: #14, 3 wins",
+    ),
+    (
+        "top: one win",
+        lambda: replies.top_with_rank([("alice", 12)], 2, 1),
+        "Top players by wins: 1. alice 12. You: #2, 1 win",
+    ),
+    (
+        "top: your line is shown, so no more",
+        lambda: replies.top_with_rank([("alice", 12), ("bob", 10), ("carol", 10)], 3, 10),
+        "Top players by wins: 1. alice 12, 2. bob 10, 3. carol 10",
+    ),
+    (
+        # Six lines fit alone (see "a sixth leader who just fits"); the sixth makes room for its place.
+        "top: the last line that fit gives way to your place",
+        lambda: replies.top_with_rank(
+            [*((name, 99999) for name in FIFTEEN[:5]), ("zed", 10), ("you", 1)], 7, 1
+        ),
+        "Top players by wins: "
+        + ", ".join(f"{rank}. {name} 99999" for rank, name in enumerate(FIFTEEN[:4], start=1))
+        + ". You: #7, 1 win",
+    ),
+    (
+        "top: you are the sixth, who just fits",
+        lambda: replies.top_with_rank([*((name, 99999) for name in FIFTEEN[:5]), ("zed", 10)], 6, 10),
+        "Top players by wins: "
+        + ", ".join(f"{rank}. {name} 99999" for rank, name in enumerate(FIFTEEN[:5], start=1))
+        + ", 6. zed 10",
+    ),
+    (
+        # Lines and place end at exactly 160 characters.
+        "top: your place beside lines that just fit",
+        lambda: replies.top_with_rank(
+            [*((name, 9999) for name in FIFTEEN[:4]), ("abcdefghijklmn", 123)], 20, 3
+        ),
+        "Top players by wins: "
+        + ", ".join(f"{rank}. {name} 9999" for rank, name in enumerate(FIFTEEN[:4], start=1))
+        + ", 5. abcdefghijklmn 123. You: #20, 3 wins",
+    ),
+    (
+        "top: your place beside lines one character too long",
+        lambda: replies.top_with_rank(
+            [*((name, 9999) for name in FIFTEEN[:4]), ("abcdefghijklmno", 123)], 20, 3
+        ),
+        "Top players by wins: "
+        + ", ".join(f"{rank}. {name} 9999" for rank, name in enumerate(FIFTEEN[:4], start=1))
+        + ". You: #20, 3 wins",
+    ),
+    (
+        "top: not on the board",
+        lambda: replies.top_unranked([("alice", 12), ("bob", 10)]),
+        "Top players by wins: 1. alice 12, 2. bob 10. You: not ranked yet",
+    ),
+    (
+        "top: not on an empty board",
+        lambda: replies.top_unranked([]),
+        "No one has won a game yet. Be the first: THROW <move> <nick>",
+    ),
+    (
+        # Lines and "not ranked" end at exactly 160 characters.
+        "top: not on the board, beside lines that just fit",
+        lambda: replies.top_unranked([*((name, 9999) for name in FIFTEEN[:4]), ("abcdefghijklm", 1)]),
+        "Top players by wins: "
+        + ", ".join(f"{rank}. {name} 9999" for rank, name in enumerate(FIFTEEN[:4], start=1))
+        + ", 5. abcdefghijklm 1. You: not ranked yet",
+    ),
+    (
+        "top: not on the board, one character too many",
+        lambda: replies.top_unranked([*((name, 9999) for name in FIFTEEN[:4]), ("abcdefghijklmn", 1)]),
+        "Top players by wins: "
+        + ", ".join(f"{rank}. {name} 9999" for rank, name in enumerate(FIFTEEN[:4], start=1))
+        + ". You: not ranked yet",
+    ),
+    (
         "lobby waiting",
         lambda: replies.lobby_waiting(Move.ROCK),
         "You threw rock for a stranger. I'll text you when someone plays you.",
@@ -200,6 +288,79 @@ CASES: list[tuple[str, Callable[[], str | None], str | None]] = [
         ),
         "Waiting on: player00, player01, player02, player03, player04, player05 +6 more. "
         "Waiting on you: friend00, friend01, friend02, friend03, friend04 +7 more.",
+    ),
+    (
+        "only a lobby wait",
+        lambda: replies.games_summary([], [], Move.SCISSORS, 7 * DAY),
+        "Waiting for a stranger with scissors (expires in 7 days). No other open games.",
+    ),
+    (
+        "a lobby wait after the lists",
+        lambda: replies.games_summary(["bob"], ["carol", "dave"], Move.ROCK, 7 * DAY),
+        "Waiting on: bob. Waiting on you: carol, dave. Waiting for a stranger with rock (expires in 7 days).",
+    ),
+    (
+        "half a day rounds up",
+        lambda: replies.games_summary([], [], Move.PAPER, 6 * DAY + 12 * HOUR),
+        _paper_lobby("7 days"),
+    ),
+    (
+        "under half a day rounds down",
+        lambda: replies.games_summary([], [], Move.PAPER, 7 * DAY - 12 * HOUR - 1),
+        _paper_lobby("6 days"),
+    ),
+    (
+        "a day and a half is two days",
+        lambda: replies.games_summary([], [], Move.PAPER, 36 * HOUR),
+        _paper_lobby("2 days"),
+    ),
+    (
+        "less is hours",
+        lambda: replies.games_summary([], [], Move.PAPER, 36 * HOUR - 1),
+        _paper_lobby("36 hours"),
+    ),
+    (
+        "half an hour rounds up",
+        lambda: replies.games_summary([], [], Move.PAPER, 2 * HOUR + 30 * 60),
+        _paper_lobby("3 hours"),
+    ),
+    (
+        "under half an hour rounds down",
+        lambda: replies.games_summary([], [], Move.PAPER, 3 * HOUR - 30 * 60 - 1),
+        _paper_lobby("2 hours"),
+    ),
+    (
+        "an hour and a half is two hours",
+        lambda: replies.games_summary([], [], Move.PAPER, 90 * 60),
+        _paper_lobby("2 hours"),
+    ),
+    (
+        "less is under two hours",
+        lambda: replies.games_summary([], [], Move.PAPER, 90 * 60 - 1),
+        _paper_lobby("under 2 hours"),
+    ),
+    (
+        # The lobby line takes 53 characters and a space: the list keeps 104 (alone, 158).
+        "a list that just fits beside a lobby wait",
+        lambda: replies.games_summary([*FIFTEEN[:5], "i" * 7], [], Move.ROCK, 7 * DAY),
+        "Waiting on: "
+        + ", ".join([*FIFTEEN[:5], "i" * 7])
+        + ". Waiting for a stranger with rock (expires in 7 days).",
+    ),
+    (
+        "one character too many beside a lobby wait",
+        lambda: replies.games_summary([*FIFTEEN[:5], "i" * 8], [], Move.ROCK, 7 * DAY),
+        "Waiting on: "
+        + ", ".join(FIFTEEN[:5])
+        + " +1 more. Waiting for a stranger with rock (expires in 7 days).",
+    ),
+    (
+        "two lists and a lobby wait share the segment",
+        lambda: replies.games_summary(
+            [f"player{i:02}" for i in range(12)], [f"friend{i:02}" for i in range(12)], Move.ROCK, 7 * DAY
+        ),
+        "Waiting on: player00, player01, player02 +9 more. Waiting on you: friend00, friend01 +10 more. "
+        "Waiting for a stranger with rock (expires in 7 days).",
     ),
     (
         "limit reached",
