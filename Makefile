@@ -1,7 +1,8 @@
 # Set-up is part of every target: a fresh clone needs only `make play` or `make test`.
-# scripts/setup.sh makes .venv for the purpose at hand: playing needs the runtime dependencies and
-# the local stack's emulators (requirements-play.txt, ~200 MB); the tests add their tools
-# (requirements-dev.txt) and check first for Python 3.13 (the Lambda runtime), chromium, java and
+# scripts/setup.sh makes .venv for the purpose at hand, after checking first for Python 3.13 or
+# newer (the Lambda runtime's version, the one minimum; the tests and sam build need 3.13 itself):
+# playing needs the runtime dependencies and the local stack's emulators (requirements-play.txt,
+# ~200 MB); the tests add their tools (requirements-dev.txt) and check first for chromium, java and
 # npm, saying in one line each what is missing and how to get it.
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -16,10 +17,10 @@ SAM_ENV := PATH="$(CURDIR)/$(VENV)/bin:$$PATH" SAM_CLI_TELEMETRY=$${SAM_CLI_TELE
 .PHONY: play demo test lint typecheck bench chaos explore clean dynamodb-local test-dynamodb-local mutants \
 	build deploy verify prerequisites sam
 
-$(PLAY): requirements.txt requirements-play.txt
+$(PLAY): requirements.txt requirements-play.txt scripts/setup.sh
 	bash scripts/setup.sh play
 
-$(DEV): requirements.txt requirements-play.txt requirements-dev.txt
+$(DEV): requirements.txt requirements-play.txt requirements-dev.txt scripts/setup.sh
 	bash scripts/setup.sh dev
 
 # Not a file: the programs the tests drive (chromium, java, npm) are looked for on every run.
