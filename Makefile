@@ -91,13 +91,15 @@ deploy: build
 # A signed test SMS through a stack's webhook, followed through the game's tables until its reply
 # is sent or refused for good. A deployed stack: `make verify STACK=serverless-rps
 # TWILIO_PHONE_NUMBER=+1... WEBHOOK_PATH_SECRET=...` (docs/deployment.md). Without STACK: the local
-# stack of a running `make play` (in another terminal).
-verify: $(PLAY)
+# stack of a running `make play` (in another terminal), looked for before any set-up; the tool says
+# so too when the file was left by a stack that was killed.
+verify: $(if $(STACK),$(PLAY))
 ifdef STACK
 	$(PY) -m serverless_rps.admin --stack $(STACK) verify
 else
 	@test -f .local-state/game-function.env || { echo "make verify: no local stack is running \
 	(start make play in another terminal, or give STACK=name for a deployed one)" >&2; exit 2; }
+	@$(MAKE) --no-print-directory $(PLAY)
 	set -a; . ./.local-state/game-function.env; set +a; $(PY) -m serverless_rps.admin verify
 endif
 
