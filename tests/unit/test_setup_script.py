@@ -155,3 +155,45 @@ def test_a_venv_already_on_python_313_needs_no_other_python(bin_directory: Path,
 
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
+
+
+def test_the_first_install_says_what_it_installs_and_roughly_how_much(
+    bin_directory: Path, fresh_clone: Path
+) -> None:
+    """pip is quiet for the half minute of the first install: the set-up says first what is coming."""
+    venv_bin = fresh_clone / ".venv" / "bin"
+    venv_bin.mkdir(parents=True)
+    # A .venv on 3.13 whose pip installs nothing, at once.
+    fake_program(venv_bin, "python", 'if [ "$1" = -c ]; then echo 3.13; fi; exit 0')
+
+    result = run_setup("play", bin_directory, fresh_clone)
+
+    assert result.returncode == 0, result.stderr
+    [announced, done] = result.stderr.splitlines()
+    assert announced.startswith("setup: installing requirements-play.txt into .venv: ")
+    assert "about 45 packages and 200 MB" in announced
+    assert done == "setup: .venv is ready for play"
+    assert (fresh_clone / ".venv" / ".installed-play").exists()
+
+
+def test_make_verify_without_a_local_stack_says_so_before_setting_anything_up(tmp_path: Path) -> None:
+    clone = tmp_path / "clone"
+    clone.mkdir()
+    shutil.copy(REPO / "Makefile", clone / "Makefile")
+
+    result = subprocess.run(
+        ["make", "--no-print-directory", "verify"],
+        cwd=clone,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+    assert result.returncode == 2
+    assert result.stderr.splitlines()[0] == (
+        "make verify: no local stack is running (start make play in another terminal, "
+        "or give STACK=name for a deployed one)"
+    )
+    assert not (clone / ".venv").exists()
+    assert "setup" not in result.stdout + result.stderr
