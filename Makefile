@@ -1,7 +1,8 @@
 # Set-up is part of every target: a fresh clone needs only `make play` or `make test`.
-# scripts/setup.sh makes .venv for the purpose at hand: playing needs the runtime dependencies and
-# the local stack's emulators (requirements-play.txt, ~200 MB); the tests add their tools
-# (requirements-dev.txt) and check first for Python 3.13 (the Lambda runtime), chromium, java and
+# scripts/setup.sh makes .venv for the purpose at hand, after checking first for Python 3.13 or
+# newer (the Lambda runtime's version, the one minimum; the tests and sam build need 3.13 itself):
+# playing needs the runtime dependencies and the local stack's emulators (requirements-play.txt,
+# ~200 MB); the tests add their tools (requirements-dev.txt) and check first for chromium, java and
 # npm, saying in one line each what is missing and how to get it.
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -16,10 +17,10 @@ SAM_ENV := PATH="$(CURDIR)/$(VENV)/bin:$$PATH" SAM_CLI_TELEMETRY=$${SAM_CLI_TELE
 .PHONY: play demo test lint typecheck bench chaos explore clean dynamodb-local test-dynamodb-local mutants \
 	build deploy verify prerequisites sam
 
-$(PLAY): requirements.txt requirements-play.txt
+$(PLAY): requirements.txt requirements-play.txt scripts/setup.sh
 	bash scripts/setup.sh play
 
-$(DEV): requirements.txt requirements-play.txt requirements-dev.txt
+$(DEV): requirements.txt requirements-play.txt requirements-dev.txt scripts/setup.sh
 	bash scripts/setup.sh dev
 
 # Not a file: the programs the tests drive (chromium, java, npm) are looked for on every run.
@@ -75,10 +76,16 @@ sam:
 
 # Deploying (docs/deployment.md). `make deploy` asks its questions the first time (sam deploy
 # --guided saves the answers in samconfig.toml); afterwards it deploys the same way again.
+# The functions' dependencies are kept in .aws-sam/dependencies while requirements.txt is unchanged
+# (function-code/build_function.py says why sam's own cache cannot). SAM's closing hint names a
+# bare `sam`, which is not on PATH: it is shown with the commands of this repository instead.
 build: $(PLAY) sam
 	@$(PY) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 13) and "make build: .venv runs Python %d.%d;\
 	 sam build needs 3.13, the Lambda runtime: pyenv install 3.13, then make clean build" % sys.version_info[:2])'
-	$(SAM_ENV) $(SAM) build
+	@echo "make build: both functions' artifacts (the first build downloads 17 packages for arm64, ~65 MB installed)"
+	@bash -o pipefail -c '$(SAM_ENV) FUNCTION_DEPENDENCY_CACHE="$(CURDIR)/.aws-sam/dependencies" \
+	PYTHONUNBUFFERED=1 $(SAM) build | sed -e "s|Deploy: sam deploy --guided|Deploy: make deploy|" \
+	-e "s|: sam |: $(SAM) |"'
 
 deploy: build
 	@if grep -q '^parameter_overrides' samconfig.toml; then \
@@ -91,13 +98,15 @@ deploy: build
 # is sent or refused for good. A deployed stack: `make verify STACK=serverless-rps
 # TWILIO_PHONE_NUMBER=+1... WEBHOOK_PATH_SECRET=...` (docs/deployment.md); its region: REGION=, else
 # the profile's, else samconfig.toml's (the one `make deploy` used). Without STACK: the local
-# stack of a running `make play` (in another terminal).
-verify: $(PLAY)
+# stack of a running `make play` (in another terminal), looked for before any set-up; the tool says
+# so too when the file was left by a stack that was killed.
+verify: $(if $(STACK),$(PLAY))
 ifdef STACK
 	$(PY) -m serverless_rps.admin --stack $(STACK) $(if $(REGION),--region $(REGION)) verify
 else
 	@test -f .local-state/game-function.env || { echo "make verify: no local stack is running \
 	(start make play in another terminal, or give STACK=name for a deployed one)" >&2; exit 2; }
+	@$(MAKE) --no-print-directory $(PLAY)
 	set -a; . ./.local-state/game-function.env; set +a; $(PY) -m serverless_rps.admin verify
 endif
 

@@ -19,7 +19,10 @@ What goes in, and nothing else:
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import json
+import os
 import py_compile
 import re
 import shutil
@@ -169,8 +172,9 @@ def compile_bytecode(artifacts: Path) -> int:
     return compiled
 
 
-def main(artifacts: Path) -> None:
-    artifacts.mkdir(parents=True, exist_ok=True)
+def install_dependencies(target: Path) -> int:
+    """pip's resolution for Lambda, downloaded and installed into `target`; how many distributions."""
+    print("build_function: resolving and downloading requirements.txt for arm64 Python 3.13 ...", flush=True)
     pinned = runtime_requirements(resolve())
     pip(
         "install",
@@ -180,10 +184,63 @@ def main(artifacts: Path) -> None:
         "--only-binary=:all:",
         *PLATFORM,
         "--target",
-        str(artifacts),
+        str(target),
         *pinned,
     )
-    shutil.rmtree(artifacts / "bin", ignore_errors=True)  # console scripts: nothing runs them
+    shutil.rmtree(target / "bin", ignore_errors=True)  # console scripts: nothing runs them
+    return len(pinned)
+
+
+# `sam build --cached` cannot reuse a makefile build's dependencies: for a python runtime it takes
+# its incremental strategy, which expects the dependencies where its own pip builder puts them, finds
+# none, and runs the whole makefile again. So the Makefile names a directory (`make build` keeps it
+# in .aws-sam/) where the dependencies are kept, by a hash of what decides them.
+DEPENDENCY_CACHE_VARIABLE = "FUNCTION_DEPENDENCY_CACHE"
+_DISTRIBUTIONS_FILE = ".distributions"
+
+
+def dependency_key() -> str:
+    """What the installed dependencies depend on: requirements.txt and this file (the platform,
+    what it leaves out, how it installs). pip's resolution of the same ranges is then reused, as
+    samconfig.toml's `cached = true` promises, until requirements.txt changes."""
+    digest = hashlib.sha256()
+    for source in (HERE / "requirements.txt", Path(__file__)):
+        digest.update(source.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def cached_dependencies(cache: Path) -> tuple[Path, int, bool]:
+    """The dependencies for this key, installed once into the cache: (where, how many, reused).
+    Both functions build in parallel: the second waits for the first and reuses its download."""
+    cache.mkdir(parents=True, exist_ok=True)
+    kept = cache / dependency_key()
+    with (cache / "lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        reused = kept.is_dir()
+        if not reused:
+            partial = cache / f"{kept.name}.partial"
+            shutil.rmtree(partial, ignore_errors=True)
+            count = install_dependencies(partial)
+            (partial / _DISTRIBUTIONS_FILE).write_text(str(count))
+            for stale in cache.iterdir():  # only the newest key is worth keeping
+                if stale.is_dir() and stale != partial:
+                    shutil.rmtree(stale)
+            partial.rename(kept)
+    return kept, int((kept / _DISTRIBUTIONS_FILE).read_text()), reused
+
+
+def main(artifacts: Path) -> None:
+    artifacts.mkdir(parents=True, exist_ok=True)
+    cache = os.environ.get(DEPENDENCY_CACHE_VARIABLE)
+    if cache:
+        kept, distributions, reused = cached_dependencies(Path(cache))
+        if reused:
+            print(f"build_function: dependencies reused from {kept} (same requirements.txt)", flush=True)
+        shutil.copytree(
+            kept, artifacts, dirs_exist_ok=True, ignore=shutil.ignore_patterns(_DISTRIBUTIONS_FILE)
+        )
+    else:
+        distributions = install_dependencies(artifacts)
     package = artifacts / "serverless_rps"
     shutil.rmtree(package, ignore_errors=True)
     package.mkdir()
@@ -191,7 +248,7 @@ def main(artifacts: Path) -> None:
         if module.name not in DEVELOPMENT_ONLY_MODULES:
             shutil.copyfile(module, package / module.name)
     compiled = compile_bytecode(artifacts)
-    print(f"build_function: {len(pinned)} distributions and serverless_rps ({compiled} modules compiled)")
+    print(f"build_function: {distributions} distributions and serverless_rps ({compiled} modules compiled)")
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ if [[ -z "${python}" ]]; then
     exit 1
 fi
 
-echo "sam-venv: installing aws-sam-cli ${SAM_CLI_VERSION} into ${venv}" >&2
+echo "sam-venv: installing aws-sam-cli ${SAM_CLI_VERSION} into ${venv} (about 85 packages, 330 MB; a minute or two, once)..." >&2
 "${python}" -m venv --clear "${venv}"
 "${venv}/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip
 "${venv}/bin/python" -m pip install --quiet --disable-pip-version-check "aws-sam-cli==${SAM_CLI_VERSION}"

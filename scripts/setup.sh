@@ -9,9 +9,10 @@
 # The Makefile calls it (`make play`, `make test`); it is idempotent and quick once done. Anything
 # missing is said in one line each, with how to get it, before any test runs.
 #
-# Python: 3.13 is the Lambda runtime (template.yaml), so the tests and `sam build` need exactly it;
-# playing works on 3.11 or newer and says so when 3.13 is not there. A .venv made on another
-# version for playing is rebuilt on 3.13 for the tests.
+# Python: 3.13 or newer, checked before anything is installed. 3.13 is the Lambda runtime
+# (template.yaml) and the code uses its syntax (3.12's generic classes among it), so nothing runs on
+# an older one; the tests and `sam build` need exactly 3.13. A .venv made on another version is
+# rebuilt.
 set -euo pipefail
 
 purpose="${1:-}"
@@ -50,15 +51,28 @@ find_python_313() {
     done
 }
 
+# 3.13 or newer: the minimum everywhere (pyproject.toml's requires-python).
+at_least_313() {
+    [[ "$1" == 3.* ]] && [[ "${1#3.}" -ge 13 ]]
+}
+
 find_python_for_play() {
-    local candidate version
+    local candidate
     for candidate in $(python_candidates); do
-        version="$(python_version "${candidate}")"
-        if [[ -n "${version}" ]] && [[ "${version#3.}" -ge 11 ]]; then
+        if at_least_313 "$(python_version "${candidate}")"; then
             echo "${candidate}"
             return
         fi
     done
+}
+
+# What the PATH's python3 is, for the line that says 3.13 is missing: "python3 here is 3.11".
+python3_here() {
+    local version
+    version="$(python_version python3)"
+    if [[ -n "${version}" ]]; then
+        echo "; python3 here is ${version}"
+    fi
 }
 
 # The same search, in the same order, as serverless_rps_local/browser.py's find_chromium().
@@ -84,9 +98,14 @@ java_major_version() {
 
 missing=()
 python313="$(find_python_313)"
+python_for_play="${python313:-$(find_python_for_play)}"
+venv_version="$(python_version "${venv}/bin/python")"
 
-if [[ "${purpose}" != "play" && -z "${python313}" ]]; then
-    missing+=("Python 3.13 (the Lambda runtime; the tests and sam build use it): pyenv install 3.13, or your system's python3.13 package")
+# A .venv already on the right version needs no other Python.
+if [[ "${purpose}" != "play" && -z "${python313}" && "${venv_version}" != "3.13" ]]; then
+    missing+=("Python 3.13 (the Lambda runtime; the tests and sam build use it$(python3_here)): pyenv install 3.13, or your distribution's python3.13 package")
+elif [[ -z "${python_for_play}" ]] && ! at_least_313 "${venv_version}"; then
+    missing+=("Python 3.13 or newer (the Lambda runtime's version; the code uses its syntax$(python3_here)): pyenv install 3.13, or your distribution's python3.13 package")
 fi
 if [[ "${purpose}" == "test" ]]; then
     if [[ -z "$(find_chromium)" ]]; then
@@ -112,26 +131,27 @@ if [[ ${#missing[@]} -gt 0 ]]; then
     exit 1
 fi
 
-if [[ "${purpose}" != "play" && -x "${venv}/bin/python" && "$(python_version "${venv}/bin/python")" != "3.13" ]]; then
-    echo "setup: ${venv} runs Python $(python_version "${venv}/bin/python"); rebuilding it on 3.13" >&2
+if [[ -x "${venv}/bin/python" ]] && { ! at_least_313 "${venv_version}" || [[ "${purpose}" != "play" && "${venv_version}" != "3.13" ]]; }; then
+    echo "setup: ${venv} runs Python ${venv_version:-that no longer starts}; rebuilding it on $(python_version "${python_for_play}")" >&2
     rm -rf "${venv}"
 fi
 if [[ ! -x "${venv}/bin/python" ]]; then
-    python="${python313:-$(find_python_for_play)}"
-    if [[ -z "${python}" ]]; then
-        echo "make ${purpose}: missing Python 3.11 or newer (3.13 preferred, the Lambda runtime): pyenv install 3.13, or your system's python3.13 package" >&2
-        exit 1
-    fi
-    if [[ -z "${python313}" ]]; then
-        echo "setup: Python 3.13 (the Lambda runtime) not found; playing on Python $(python_version "${python}"). make test will need 3.13." >&2
-    fi
-    "${python}" -m venv "${venv}"
+    echo "setup: creating ${venv} with Python $(python_version "${python_for_play}") (${python_for_play})" >&2
+    "${python_for_play}" -m venv "${venv}"
     "${venv}/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip
 fi
 
-# Install when the requirements changed since the last install for this purpose.
+# Install when the requirements changed since the last install for this purpose. pip is quiet, so
+# say first what is coming: the first install is the longest wait of the set-up.
 newest_requirements="$(ls -t requirements.txt requirements-play.txt "${requirements}" | head -1)"
 if [[ ! -f "${stamp}" || "${newest_requirements}" -nt "${stamp}" ]]; then
+    case "${purpose}" in
+        play) size="the game's dependencies and the local stack's emulators, about 45 packages and 200 MB" ;;
+        *) size="the game's, the local stack's and the tests' tools, about 100 packages and 600 MB" ;;
+    esac
+    echo "setup: installing ${requirements} into ${venv}: ${size} (half a minute to a few minutes the first time, then seconds)..." >&2
     "${venv}/bin/python" -m pip install --quiet --disable-pip-version-check -r "${requirements}"
-    touch "${stamp}"
+    echo "setup: ${venv} is ready for ${purpose/test/dev}" >&2
 fi
+# Newer than this script and the requirements: make runs it again only when one of them changes.
+touch "${stamp}"

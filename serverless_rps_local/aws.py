@@ -68,8 +68,10 @@ def _serve_moto(connection: multiprocessing.connection.Connection, port: int, lo
 
     # A long session must not slow down as the idempotency table grows.
     install_light_transaction_rollback()
-    # Ctrl-C reaches the whole process group; the parent decides when moto stops.
+    # Ctrl-C and a closed terminal's hang-up reach the whole process group; the parent decides
+    # when moto stops.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
     # moto's server logs every request: keep that out of the console.
     log = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
     os.dup2(log, 1)

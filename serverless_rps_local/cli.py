@@ -11,6 +11,7 @@ docs/local.md explains the local stack behind all three.
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import tempfile
@@ -28,6 +29,9 @@ from serverless_rps_local.stack import OPERATOR_ENVIRONMENT, LocalStack, StackOp
 
 DEFAULT_PAGE_PORT = 8765
 _DEMO_WORKERS = 2
+# What stops `play` cleanly; the stack's processes ignore them and wait to be stopped (they share
+# the terminal's process group, which gets Ctrl-C's SIGINT and a hang-up's SIGHUP too).
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 DEMO_SCRIPT = (
     ("alice", "nick alice"),
     ("bob", "nick bob"),
@@ -123,8 +127,10 @@ def _play(arguments: argparse.Namespace) -> int:
     def stop(signal_number: int, frame: FrameType | None) -> None:
         stopping.set()
 
-    signal.signal(signal.SIGINT, stop)
-    signal.signal(signal.SIGTERM, stop)
+    # Ctrl-C, `kill` and a closed terminal (SIGHUP: the window closed, an SSH connection dropped)
+    # all stop the same way: invocations in progress finish and the state is saved.
+    for signal_number in _STOP_SIGNALS:
+        signal.signal(signal_number, stop)
     info = stack.describe()
     restored = stack.restored
     print(
@@ -147,10 +153,19 @@ Ctrl-C stops everything and saves the state.""",
     )
     while not stopping.wait(0.5):
         pass
-    print("\nStopping: finishing invocations in progress, saving state...", flush=True)
+    _say("\nStopping: finishing invocations in progress, saving state...")
     stack.stop()
-    print(f"Stopped. State saved in {info['state_directory']}.")
+    _say(f"Stopped. State saved in {info['state_directory']}.")
     return 0
+
+
+def _say(line: str) -> None:
+    """Print, unless the terminal is gone (after a SIGHUP, writes to it fail): then the stop goes
+    on in silence, up to the exit's own flush."""
+    try:
+        print(line, flush=True)
+    except OSError:
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - for the rest of the process's life
 
 
 def _aws_lines(info: dict[str, Any]) -> str:

@@ -84,8 +84,10 @@ def _run_environment(connection: multiprocessing.connection.Connection, spec: _F
     import signal
     import sys
 
-    # Ctrl-C reaches the whole process group; the stack finishes in-flight invocations, then stops us.
+    # Ctrl-C and a closed terminal's hang-up reach the whole process group; the stack finishes
+    # in-flight invocations, then stops us.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
     if spec.log_path:
         log = os.open(spec.log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         os.dup2(log, 1)

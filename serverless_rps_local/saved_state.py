@@ -24,13 +24,20 @@ from pathlib import Path
 from typing import Any, TextIO
 
 __all__ = [
+    "STATE_DIRECTORY_VARIABLE",
     "StateDirectory",
     "StateInUse",
     "export_queues",
     "export_tables",
     "import_queues",
     "import_tables",
+    "local_stack_running",
 ]
+
+# Among the variables a running stack writes for the operator's tool (`game-function.env`): its state
+# directory, so that whoever reads the file can ask whether the stack that wrote it still runs. A
+# stack killed with -9 leaves the file behind; its ports are gone.
+STATE_DIRECTORY_VARIABLE = "LOCAL_STACK_STATE_DIRECTORY"
 
 
 class StateInUse(Exception):
@@ -51,6 +58,21 @@ class StateDirectory:
             lock_file.close()
             raise StateInUse(f"another local stack is using {self.path}; stop it first") from None
         self._lock_file = lock_file
+
+    def in_use(self) -> bool:
+        """Whether a stack holds the lock now. A process that ended, however it ended (`kill -9`
+        included), holds none: the kernel drops an `flock` with its last open file."""
+        try:
+            lock_file = (self.path / "lock").open("a")
+        except FileNotFoundError:
+            return False
+        with lock_file:
+            try:
+                fcntl.flock(lock_file, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True
+            fcntl.flock(lock_file, fcntl.LOCK_UN)
+            return False
 
     def unlock(self) -> None:
         if self._lock_file is not None:
@@ -73,6 +95,12 @@ class StateDirectory:
         partial = target.with_suffix(".json.partial")
         partial.write_text(json.dumps(data, indent=1, sort_keys=True), encoding="utf-8")
         os.replace(partial, target)
+
+
+def local_stack_running(state_directory: Path) -> bool:
+    """Whether a local stack (`play`, `invoke`) runs on this state directory now: it holds the
+    directory's lock for as long as it runs, and loses it when its process ends, however it ends."""
+    return StateDirectory(state_directory).in_use()
 
 
 def _encode_binary(value: Any) -> Any:

@@ -44,11 +44,13 @@ from serverless_rps_local.http_server import BackgroundHttpServer
 from serverless_rps_local.lambda_runtime import LocalFunction
 from serverless_rps_local.operator_panel import OperatorPanel
 from serverless_rps_local.saved_state import (
+    STATE_DIRECTORY_VARIABLE,
     StateDirectory,
     export_queues,
     export_tables,
     import_queues,
     import_tables,
+    local_stack_running,
 )
 from serverless_rps_local.simulator import PhoneSimulator, SimulatorApp
 from serverless_rps_local.template import FunctionDefinition, StackTemplate, Unresolvable, resolve
@@ -56,7 +58,14 @@ from serverless_rps_local.twilio_api import LocalTwilioApi
 
 _log = logging.getLogger(__name__)
 
-__all__ = ["GAME_FUNCTION", "WEBHOOK_FUNCTION", "LocalStack", "StackOptions", "repository_root"]
+__all__ = [
+    "GAME_FUNCTION",
+    "WEBHOOK_FUNCTION",
+    "LocalStack",
+    "StackOptions",
+    "local_stack_running",
+    "repository_root",
+]
 
 GAME_FUNCTION = "GameFunction"
 # In the state directory while the stack runs: the game function's variables (docs/operations.md).
@@ -284,6 +293,7 @@ class LocalStack:
         assert self.state is not None
         environment = dict(self.functions[GAME_FUNCTION].environment)
         environment["TWILIO_PHONE_NUMBER"] = dev_account.SERVICE_NUMBER
+        environment[STATE_DIRECTORY_VARIABLE] = str(self.state.path.resolve())
         if public_webhook_url is not None:
             environment["WEBHOOK_URL"] = public_webhook_url
         lines = [f"{name}={shlex.quote(value)}" for name, value in sorted(environment.items())]

@@ -68,12 +68,31 @@ def local_stack_gone(url: str) -> str | None:
 
 def from_environment(env: Mapping[str, str] | None = None) -> GameSettings:
     env = os.environ if env is None else env
+    _refuse_a_stopped_local_stack(env)
     if not any(env.get(name, "").strip() for name in _GAME_VARIABLES):
         raise ConfigurationError(
             "no stack to work on: give --stack NAME for a deployed one, or, while `make play` runs, "
             f"load the local stack's variables first ({LOCAL_VARIABLES})"
         )
     return GameSettings.from_environment(env)
+
+
+def _refuse_a_stopped_local_stack(env: Mapping[str, str]) -> None:
+    """Variables sourced from a local stack's `game-function.env` name its state directory: if no
+    stack runs there any more (it was killed), its ports are gone, and saying so beats a botocore
+    connection error."""
+    # The local stack sits beside this package in every clone (the tool is never deployed); it
+    # alone knows what "running" means for it.
+    from serverless_rps_local.saved_state import STATE_DIRECTORY_VARIABLE, local_stack_running
+
+    state_directory = env.get(STATE_DIRECTORY_VARIABLE)
+    if not state_directory:
+        return
+    if not local_stack_running(Path(state_directory)):
+        raise ConfigurationError(
+            f"no local stack is running: these variables come from one that stopped ({state_directory}); "
+            "start make play in another terminal"
+        )
 
 
 def from_stack(cloudformation: Any, lambda_client: Any, stack: str) -> GameSettings:

@@ -88,6 +88,12 @@ CLASSIFICATION: tuple[Rule, ...] = (
         checks=(ADMIN_SUBCOMMAND_CHECK,),
     ),
     Rule(
+        r"\S*python -m serverless_rps\.admin --stack (?P<stack>\S+) (?P<sub>erase|player) \+[0-9]+",
+        Kind.NOT_LOCAL,
+        "the operator's tool on one phone of a deployed stack (docs/privacy.md's deletion request)",
+        checks=(ADMIN_SUBCOMMAND_CHECK,),
+    ),
+    Rule(
         r"\S*python -m serverless_rps\.admin verify", Kind.NOT_LOCAL, "a signed SMS through a deployed stack"
     ),
     Rule(
