@@ -24,6 +24,7 @@ from serverless_rps.message_queue import DeadLetterQueue, IncomingQueue
 from serverless_rps.observability import count, count_message, logger, metrics, tracer
 from serverless_rps.parsing import parse
 from serverless_rps.processing import InboundSms, MessageProcessor
+from serverless_rps.replies import Program
 from serverless_rps.reply_budget import BudgetPolicy
 from serverless_rps.sms_gateway import TwilioSmsGateway
 
@@ -133,6 +134,7 @@ def build_engine(settings: GameSettings, session: boto3.session.Session) -> Engi
         limits=Limits(challenge_expiry_seconds=settings.challenge_expiry_seconds),
         lock_wait_seconds=settings.lock_wait_seconds,
         budget=BudgetPolicy(settings.reply_budget_burst, settings.reply_budget_per_hour),
+        program=Program(settings.program_name, settings.support_contact),
     )
     return Engine(store, processor)
 

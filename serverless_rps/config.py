@@ -23,6 +23,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from serverless_rps.replies import Program
+
 __all__ = [
     "ConfigurationError",
     "GameSettings",
@@ -100,6 +102,10 @@ class GameSettings:
     lock_wait_seconds: float = 1.5
     reply_budget_burst: int = 60
     reply_budget_per_hour: int = 180
+    # The operator's messaging program, as registered with the carriers (template.yaml's
+    # ProgramName and SupportContact): named in HELP and the opt-in and opt-out confirmations.
+    program_name: str = "SMS Rock-Paper-Scissors"
+    support_contact: str = "help@example.com"
 
     @classmethod
     def from_environment(cls, env: Mapping[str, str] | None = None) -> GameSettings:
@@ -119,6 +125,8 @@ class GameSettings:
             lock_wait_seconds=_number(env, "LOCK_WAIT_SECONDS", 1.5),
             reply_budget_burst=int(_number(env, "REPLY_BUDGET_BURST", 60)),
             reply_budget_per_hour=int(_number(env, "REPLY_BUDGET_PER_HOUR", 180)),
+            program_name=env.get("PROGRAM_NAME", "").strip() or cls.program_name,
+            support_contact=env.get("SUPPORT_CONTACT", "").strip() or cls.support_contact,
         )
 
     def __post_init__(self) -> None:
@@ -128,6 +136,10 @@ class GameSettings:
             raise ConfigurationError("IN_PROGRESS_EXPIRY_SECONDS must be >= FUNCTION_TIMEOUT_SECONDS")
         if self.reply_budget_burst < 1 or self.reply_budget_per_hour < 1:
             raise ConfigurationError("REPLY_BUDGET_BURST and REPLY_BUDGET_PER_HOUR must be at least 1")
+        try:
+            Program(self.program_name, self.support_contact)
+        except ValueError as exc:
+            raise ConfigurationError(f"PROGRAM_NAME or SUPPORT_CONTACT: {exc}") from exc
 
 
 @dataclass(frozen=True)

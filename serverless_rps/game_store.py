@@ -93,6 +93,8 @@ CONFIGURATION_ERROR_CODES = frozenset(
 _REQUEST_ERROR_CODES = frozenset({"ValidationException", "SerializationException"})
 # What an erased reply's number and body become, and how its fate is recorded: never sent.
 ERASED = "erased"
+# The contact record's marker (when the phone was sent the opt-in confirmation); an opt-out removes it.
+_OPTED_IN = "opted_in_at"
 
 
 class TableNames:
@@ -263,22 +265,42 @@ class DynamoGameStore:
         # An opt-out may have erased the other replies meanwhile: the record as written says so.
         last = index == record.undelivered()[-1]
         sets, values = ["delivered.#index = :outcome"], {":outcome": {"S": outcome}}
+        names = {"#index": str(index)}
         if last:
             dropped, more, _ = self._outbox_dropped(record)
             sets, values = sets + dropped, {**values, **more}
+        confirmation = record.outbox[index].send_by is not None
+        if confirmation and not last:
+            sets, more, names = self._confirmation_erased(index, sets, values, names)
+            values = more
         with _translated("record a delivery"):
             response = self._dynamodb.update_item(
                 TableName=self._tables.idempotency,
                 Key={"messageId": {"S": record.key}},
                 UpdateExpression="SET " + ", ".join(sets) + (" REMOVE outbox" if last else ""),
                 ConditionExpression="attribute_exists(messageId)",
-                ExpressionAttributeNames={"#index": str(index)},
+                ExpressionAttributeNames=names,
                 ExpressionAttributeValues=values,
                 ReturnValues="ALL_NEW",
             )
         written = _completed_record(record.key, response["Attributes"])
+        if confirmation and not last:
+            self._forget_pending(self.contact_id(record.outbox[index].to), [record.key])
         if last or (written.outbox and not written.undelivered()):
             self.finish(written)
+
+    @staticmethod
+    def _confirmation_erased(
+        index: int, sets: list[str], values: dict[str, Any], names: dict[str, str]
+    ) -> tuple[list[str], dict[str, Any], dict[str, str]]:
+        """An opt-out confirmation's entry loses its number and text in the write that records its
+        fate (sent, refused or dropped), as an opt-out's erasure would: the phone opted out, so
+        the number must not wait in the outbox for the other replies."""
+        return (
+            [*sets, f"outbox[{index}].#to = :erased, outbox[{index}].body = :erased"],
+            {**values, ":erased": {"S": ERASED}},
+            {**names, "#to": "to"},
+        )
 
     def finish(self, record: CompletedRecord) -> None:
         """For a record with nothing left to send: drop its outbox if it still has one, and take
@@ -506,19 +528,24 @@ class DynamoGameStore:
         if is_shared_key(phone):
             return LockedPlayer(phone, lock_id, expires_at, None, None, _shared_from_item(phone, item))
         player = _player_from_item(item)
-        # A phone with no player record keeps its reply budget on its contact record.
-        budget = _budget_from(item) if player is not None else self._contact_budget(phone)
-        return LockedPlayer(phone, lock_id, expires_at, player, budget)
+        if player is not None:
+            return LockedPlayer(phone, lock_id, expires_at, player, _budget_from(item))
+        # A phone with no player record keeps its reply budget and its opt-in on its contact record.
+        contact = self._contact(phone)
+        return LockedPlayer(
+            phone, lock_id, expires_at, None, _budget_from(contact), opted_in=_OPTED_IN in contact
+        )
 
-    def _contact_budget(self, phone: str) -> ReplyBudget | None:
+    def _contact(self, phone: str) -> dict[str, Any]:
         with _translated("read a contact"):
             response = self._dynamodb.get_item(
                 TableName=self._tables.idempotency,
                 Key={"messageId": {"S": self.contact_id(phone)}},
-                ProjectionExpression="reply_budget",
+                ProjectionExpression="reply_budget, " + _OPTED_IN,
                 ConsistentRead=True,
             )
-        return _budget_from(response.get("Item", {}))
+        item: dict[str, Any] = response.get("Item", {})
+        return item
 
     def release(self, locked: LockedPlayer) -> None:
         """Give the lease back without changing the player (used only when nothing was committed)."""
@@ -634,6 +661,8 @@ class DynamoGameStore:
                 contacts.setdefault(held.phone, _ContactChange()).budget_cleared = True  # the record has it
         for sms in outbox:
             contacts.setdefault(sms.to, _ContactChange()).pending = True
+        for phone, opted_in in decision.opt_in.items():
+            contacts.setdefault(phone, _ContactChange()).opted_in = opted_in
         if decision.claim_nickname is not None:
             items.append(self._nickname_claim(decision.claim_nickname))
             kinds.append("nickname")
@@ -702,6 +731,11 @@ class DynamoGameStore:
             values[":budget"] = _budget_value(change.budget)
         elif change.budget_cleared:
             removes.append("reply_budget")
+        if change.opted_in is True:
+            actions.append(f"{_OPTED_IN} = :now")
+            values[":now"] = _number(now)
+        elif change.opted_in is False:
+            removes.append(_OPTED_IN)  # an opt-out: the next reply is an opt-in confirmation again
         expression = ", ".join(actions)
         if change.pending:
             expression += " ADD pending_replies :key"
@@ -774,6 +808,7 @@ class _ContactChange:
     budget: ReplyBudget | None = None
     budget_cleared: bool = False
     pending: bool = False
+    opted_in: bool | None = None  # set (sent the opt-in confirmation) or erased (opted out)
 
 
 def _nickname_holder(locked: Sequence[LockedPlayer], decision: Decision) -> str:
@@ -843,7 +878,17 @@ def _lease_value(owner: str, expires_at: float) -> dict[str, Any]:
 
 
 def _sms_value(sms: OutboundSms) -> dict[str, Any]:
-    return {"M": {"to": {"S": sms.to}, "from": {"S": sms.from_}, "body": {"S": sms.body}}}
+    value = {"to": {"S": sms.to}, "from": {"S": sms.from_}, "body": {"S": sms.body}}
+    if sms.send_by is not None:
+        value["send_by"] = _number(sms.send_by)
+    return {"M": value}
+
+
+def _sms_from(value: dict[str, Any]) -> OutboundSms:
+    send_by = value.get("send_by")
+    return OutboundSms(
+        value["to"]["S"], value["from"]["S"], value["body"]["S"], float(send_by["N"]) if send_by else None
+    )
 
 
 def _budget_value(budget: ReplyBudget) -> dict[str, Any]:
@@ -868,10 +913,7 @@ def _budget_from(item: dict[str, Any]) -> ReplyBudget | None:
 
 
 def _completed_record(key: str, item: dict[str, Any]) -> CompletedRecord:
-    outbox = tuple(
-        OutboundSms(entry["M"]["to"]["S"], entry["M"]["from"]["S"], entry["M"]["body"]["S"])
-        for entry in item.get("outbox", {}).get("L", [])
-    )
+    outbox = tuple(_sms_from(entry["M"]) for entry in item.get("outbox", {}).get("L", []))
     delivered = {int(index): value["S"] for index, value in item.get("delivered", {}).get("M", {}).items()}
     lease = item.get("outbox_lease", {}).get("M", {})
     recipients = tuple(sorted(item.get("recipients", {}).get("SS", [])))

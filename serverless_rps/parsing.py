@@ -40,6 +40,8 @@ __all__ = [
 @dataclass(frozen=True)
 class ShowHelp:
     text: str
+    # The whole-message HELP (not `HELP <command>`): the program's help comes first (`replies.program_help`).
+    overview: bool = False
 
 
 @dataclass(frozen=True)
@@ -93,7 +95,11 @@ class ShowTop:
 
 @dataclass(frozen=True)
 class OptOut:
-    """A carrier opt-out word: delete the player's data. Twilio answers the player itself."""
+    """A request to stop texting: delete the player's data. `confirm` says whether the bot sends the
+    one confirmation (Twilio did not answer it: no whole-message keyword as typed)."""
+
+    confirm: bool = False  # True when Twilio may not have answered it: the bot sends the one confirmation
+    rule: str = "keyword"  # which rule matched, for the operator's audit log
 
 
 @dataclass(frozen=True)
@@ -241,18 +247,21 @@ def parse(body: str, opt_out_type: str | None = None) -> Command:
     is STOP, START or HELP it decides, whatever the body says; any other value counts as absent."""
     verdict = (opt_out_type or "").strip().upper()
     if verdict == _TWILIO_OPT_OUT:
-        return OptOut()
+        return OptOut(False, "advanced-opt-out")
     if verdict in (_TWILIO_OPT_IN, _TWILIO_HELP):
         return AnsweredByTwilio()
 
     text = _normalised(body)
     keyword = _lone_keyword(text)
     if keyword in OPT_OUT_WORDS:
-        return OptOut()
+        # Twilio matches the whole message as typed (any case, spaces around it); anything our
+        # normalisation had to remove first (`Stop.`, full-width letters) it may not have answered.
+        as_typed = body.strip().casefold() in OPT_OUT_WORDS
+        return OptOut(False, "keyword") if as_typed else OptOut(True, "keyword-as-typed")
     if keyword in OPT_IN_WORDS:
         return OptIn()
     if keyword in HELP_WORDS or (not keyword and "?" in text):
-        return ShowHelp(replies.help_overview())
+        return ShowHelp(replies.help_overview(), overview=True)
 
     words = text.split()
     if not words:

@@ -31,6 +31,9 @@ class OutboundSms:
     to: str
     from_: str
     body: str
+    # An opt-out confirmation's deadline (epoch seconds): sent before it or never (recorded as
+    # `dropped:late`), and its number and text erased from the outbox once its fate is recorded.
+    send_by: float | None = None
 
 
 @dataclass(frozen=True)
@@ -75,6 +78,9 @@ class LockedPlayer:
     budget: ReplyBudget | None = None
     # For a shared record's key (`game.LEADERBOARD`): the record as locked, empty if it was missing.
     shared: SharedRecord | None = None
+    # Whether the phone was sent the opt-in confirmation and has not opted out since: a player
+    # record says so; a phone without one, its contact record's marker.
+    opted_in: bool = True
 
 
 class GameStore(Protocol):
