@@ -227,9 +227,8 @@ def shared_record(key: str) -> SharedRecord:
 class Reply:
     to: str
     body: str
-    # The one text after an opt-out Twilio did not answer: sent within minutes or never, never
-    # swapped for the reply budget's notice, and its number erased from the outbox once its fate
-    # is recorded (docs/privacy.md).
+    # The one text after an opt-out Twilio did not answer: sent at most once, within minutes or
+    # never, and never swapped for the reply budget's notice (docs/privacy.md).
     opt_out_confirmation: bool = False
 
 
@@ -548,7 +547,8 @@ def opt_out(
 ) -> Decision:
     """Delete the player, their nickname and every entry about them in other records, and forget
     that the phone ever opted in. `confirmation` is the one text to send the phone when Twilio did
-    not answer the opt-out itself (it goes first: the rule's five minutes run from the text).
+    not answer the opt-out itself. It goes last: recording its fate is then the outbox's last
+    delivery, which drops every number and text of the outbox in the same write (docs/privacy.md).
     Everyone with a live throw waiting on them is told the game is off, by nickname only. Once:
     the entries go in the same commit, so a second STOP finds none.
 
@@ -578,7 +578,7 @@ def opt_out(
     if lobby is not None and lobby.waiting is not None and lobby.waiting.phone == phone:
         shared[LOBBY] = Lobby()  # the entry holds the number: it goes, live or expired
     return Decision(
-        replies=(*confirmed, *goodbyes),
+        replies=(*goodbyes, *confirmed),
         players=players,
         release_nickname=me.nickname,
         shared=shared,

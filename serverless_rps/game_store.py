@@ -93,6 +93,8 @@ CONFIGURATION_ERROR_CODES = frozenset(
 _REQUEST_ERROR_CODES = frozenset({"ValidationException", "SerializationException"})
 # What an erased reply's number and body become, and how its fate is recorded: never sent.
 ERASED = "erased"
+# An at-most-once reply (an opt-out confirmation) whose send began: never sent again.
+SENDING = "sending"
 # The contact record's marker (when the phone was sent the opt-in confirmation); an opt-out removes it.
 _OPTED_IN = "opted_in_at"
 
@@ -265,42 +267,49 @@ class DynamoGameStore:
         # An opt-out may have erased the other replies meanwhile: the record as written says so.
         last = index == record.undelivered()[-1]
         sets, values = ["delivered.#index = :outcome"], {":outcome": {"S": outcome}}
-        names = {"#index": str(index)}
         if last:
             dropped, more, _ = self._outbox_dropped(record)
             sets, values = sets + dropped, {**values, **more}
-        confirmation = record.outbox[index].send_by is not None
-        if confirmation and not last:
-            sets, more, names = self._confirmation_erased(index, sets, values, names)
-            values = more
         with _translated("record a delivery"):
             response = self._dynamodb.update_item(
                 TableName=self._tables.idempotency,
                 Key={"messageId": {"S": record.key}},
                 UpdateExpression="SET " + ", ".join(sets) + (" REMOVE outbox" if last else ""),
                 ConditionExpression="attribute_exists(messageId)",
-                ExpressionAttributeNames=names,
+                ExpressionAttributeNames={"#index": str(index)},
                 ExpressionAttributeValues=values,
                 ReturnValues="ALL_NEW",
             )
         written = _completed_record(record.key, response["Attributes"])
-        if confirmation and not last:
-            self._forget_pending(self.contact_id(record.outbox[index].to), [record.key])
         if last or (written.outbox and not written.undelivered()):
             self.finish(written)
 
-    @staticmethod
-    def _confirmation_erased(
-        index: int, sets: list[str], values: dict[str, Any], names: dict[str, str]
-    ) -> tuple[list[str], dict[str, Any], dict[str, str]]:
-        """An opt-out confirmation's entry loses its number and text in the write that records its
-        fate (sent, refused or dropped), as an opt-out's erasure would: the phone opted out, so
-        the number must not wait in the outbox for the other replies."""
-        return (
-            [*sets, f"outbox[{index}].#to = :erased, outbox[{index}].body = :erased"],
-            {**values, ":erased": {"S": ERASED}},
-            {**names, "#to": "to"},
-        )
+    def mark_sending(self, key: str, index: int) -> None:
+        # Only a reply with no recorded fate: the holder of the outbox lease is the only writer.
+        with _translated("mark a reply as being sent"):
+            self._dynamodb.update_item(
+                TableName=self._tables.idempotency,
+                Key={"messageId": {"S": key}},
+                UpdateExpression="SET delivered.#index = :sending",
+                ConditionExpression="attribute_exists(messageId)",
+                ExpressionAttributeNames={"#index": str(index)},
+                ExpressionAttributeValues={":sending": {"S": SENDING}},
+            )
+
+    def unmark_sending(self, key: str, index: int) -> None:
+        with _translated("unmark a reply"):
+            try:
+                self._dynamodb.update_item(
+                    TableName=self._tables.idempotency,
+                    Key={"messageId": {"S": key}},
+                    UpdateExpression="REMOVE delivered.#index",
+                    ConditionExpression="delivered.#index = :sending",
+                    ExpressionAttributeNames={"#index": str(index)},
+                    ExpressionAttributeValues={":sending": {"S": SENDING}},
+                )
+            except ClientError as exc:
+                if not _is_condition_failure(exc):
+                    raise
 
     def finish(self, record: CompletedRecord) -> None:
         """For a record with nothing left to send: drop its outbox if it still has one, and take

@@ -32,7 +32,7 @@ class OutboundSms:
     from_: str
     body: str
     # An opt-out confirmation's deadline (epoch seconds): sent before it or never (recorded as
-    # `dropped:late`), and its number and text erased from the outbox once its fate is recorded.
+    # `dropped:late`), and at most once (marked `sending` before it leaves).
     send_by: float | None = None
 
 
@@ -133,6 +133,13 @@ class GameStore(Protocol):
     def record_delivery(self, record: CompletedRecord, index: int, outcome: str) -> None:
         """Record one reply's fate; the last one also drops the outbox from the stored record and
         the record from its recipients' pending replies."""
+
+    def mark_sending(self, key: str, index: int) -> None:
+        """Record an at-most-once reply (an opt-out confirmation) as being sent, before it is: no
+        redelivery sends a reply whose fate is recorded."""
+
+    def unmark_sending(self, key: str, index: int) -> None:
+        """Take the mark back when Twilio certainly did not take the reply (a transient refusal)."""
 
     def finish(self, record: CompletedRecord) -> None:
         """For a record with nothing left to send: drop its outbox if it still has one, and take

@@ -349,6 +349,12 @@ class MessageProcessor:
                 count("LateConfirmationsDropped")
                 self._store.record_delivery(record, index, DROPPED_LATE)
                 continue
+            at_most_once = sms.send_by is not None
+            if at_most_once:
+                # An opt-out confirmation is marked before it leaves, so that no redelivery sends
+                # it again, even after a death between Twilio accepting it and our record of it
+                # (the window P3 allows for other replies): at most one, never two.
+                self._store.mark_sending(record.key, index)
             try:
                 outcome = self._sender.send(sms)
             except SmsPermanentlyRefused as refusal:
@@ -359,6 +365,9 @@ class MessageProcessor:
                 outcome = f"refused:{refusal.code}"
                 count("RepliesRefused")
             except (SmsTemporarilyFailed, ConfigurationProblem):
+                if at_most_once:
+                    # Twilio did not take it: the redelivery may try again (within the five minutes).
+                    self._store.unmark_sending(record.key, index)
                 # Let the redelivery send at once instead of waiting for our lease to expire.
                 self._best_effort(
                     "release the outbox", lambda: self._store.release_outbox(record.key, attempt_id)

@@ -7,8 +7,8 @@ Never echo raw player input: only validated nicknames and moves are interpolated
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 import dataclasses
+from collections.abc import Sequence
 
 from serverless_rps.rules import Move, Outcome
 
