@@ -547,8 +547,7 @@ def opt_out(
 ) -> Decision:
     """Delete the player, their nickname and every entry about them in other records, and forget
     that the phone ever opted in. `confirmation` is the one text to send the phone when Twilio did
-    not answer the opt-out itself. It goes last: recording its fate is then the outbox's last
-    delivery, which drops every number and text of the outbox in the same write (docs/privacy.md).
+    not answer the opt-out itself; it goes first, as the rule's five minutes run from the text.
     Everyone with a live throw waiting on them is told the game is off, by nickname only. Once:
     the entries go in the same commit, so a second STOP finds none.
 
@@ -578,7 +577,7 @@ def opt_out(
     if lobby is not None and lobby.waiting is not None and lobby.waiting.phone == phone:
         shared[LOBBY] = Lobby()  # the entry holds the number: it goes, live or expired
     return Decision(
-        replies=(*goodbyes, *confirmed),
+        replies=(*confirmed, *goodbyes),
         players=players,
         release_nickname=me.nickname,
         shared=shared,

@@ -93,7 +93,7 @@ CONFIGURATION_ERROR_CODES = frozenset(
 _REQUEST_ERROR_CODES = frozenset({"ValidationException", "SerializationException"})
 # What an erased reply's number and body become, and how its fate is recorded: never sent.
 ERASED = "erased"
-# An at-most-once reply (an opt-out confirmation) whose send began: never sent again.
+# An opt-out confirmation whose send began (processing.SENDING): what `restore_number` undoes.
 SENDING = "sending"
 # The contact record's marker (when the phone was sent the opt-in confirmation); an opt-out removes it.
 _OPTED_IN = "opted_in_at"
@@ -284,28 +284,47 @@ class DynamoGameStore:
         if last or (written.outbox and not written.undelivered()):
             self.finish(written)
 
-    def mark_sending(self, key: str, index: int) -> None:
-        # Only a reply with no recorded fate: the holder of the outbox lease is the only writer.
-        with _translated("mark a reply as being sent"):
-            self._dynamodb.update_item(
-                TableName=self._tables.idempotency,
-                Key={"messageId": {"S": key}},
-                UpdateExpression="SET delivered.#index = :sending",
-                ConditionExpression="attribute_exists(messageId)",
-                ExpressionAttributeNames={"#index": str(index)},
-                ExpressionAttributeValues={":sending": {"S": SENDING}},
-            )
-
-    def unmark_sending(self, key: str, index: int) -> None:
-        with _translated("unmark a reply"):
+    def withhold_number(self, key: str, index: int, phone: str, fate: str) -> bool:
+        # An opt-out confirmation, before it is sent (fate `sending`) or when it is dropped: its
+        # fate is recorded, so no redelivery sends it again, and its number and text leave the
+        # outbox now, whatever happens next. The entry keeps the phone's contact id (a keyed hash,
+        # never the number) so that the outbox's last delivery still takes the record off that
+        # contact's pending replies, as for any recipient. False if the entry no longer holds the
+        # number: a later opt-out of the phone erased it (`erase_pending_replies`).
+        entry = f"outbox[{index}]"
+        with _translated("withhold a number"):
             try:
                 self._dynamodb.update_item(
                     TableName=self._tables.idempotency,
                     Key={"messageId": {"S": key}},
-                    UpdateExpression="REMOVE delivered.#index",
+                    UpdateExpression=(
+                        f"SET delivered.#index = :fate, {entry}.#to = :contact, {entry}.body = :erased"
+                    ),
+                    ConditionExpression=f"{entry}.#to = :phone",
+                    ExpressionAttributeNames={"#index": str(index), "#to": "to"},
+                    ExpressionAttributeValues={
+                        ":fate": {"S": fate},
+                        ":contact": {"S": self.contact_id(phone)},
+                        ":erased": {"S": ERASED},
+                        ":phone": {"S": phone},
+                    },
+                )
+            except ClientError as exc:
+                if not _is_condition_failure(exc):
+                    raise
+                return False
+        return True
+
+    def restore_number(self, key: str, index: int, sms: OutboundSms) -> None:
+        with _translated("restore a withheld reply"):
+            try:
+                self._dynamodb.update_item(
+                    TableName=self._tables.idempotency,
+                    Key={"messageId": {"S": key}},
+                    UpdateExpression=f"SET outbox[{index}] = :sms REMOVE delivered.#index",
                     ConditionExpression="delivered.#index = :sending",
                     ExpressionAttributeNames={"#index": str(index)},
-                    ExpressionAttributeValues={":sending": {"S": SENDING}},
+                    ExpressionAttributeValues={":sms": _sms_value(sms), ":sending": {"S": SENDING}},
                 )
             except ClientError as exc:
                 if not _is_condition_failure(exc):
@@ -349,7 +368,14 @@ class DynamoGameStore:
         return sets, values, contacts
 
     def _recipient_contacts(self, record: CompletedRecord) -> list[str]:
-        return sorted({self.contact_id(sms.to) for sms in record.outbox if sms.to and sms.to != ERASED})
+        # A withheld number's entry holds its contact id instead (`withhold_number`).
+        return sorted(
+            {
+                sms.to if sms.to.startswith(CONTACT_PREFIX) else self.contact_id(sms.to)
+                for sms in record.outbox
+                if sms.to and sms.to != ERASED
+            }
+        )
 
     def _forget_pending(self, contact: str, keys: Sequence[str]) -> None:
         """Drop records from a contact's pending replies. Best effort: a key left behind names a

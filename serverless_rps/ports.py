@@ -32,7 +32,7 @@ class OutboundSms:
     from_: str
     body: str
     # An opt-out confirmation's deadline (epoch seconds): sent before it or never (recorded as
-    # `dropped:late`), and at most once (marked `sending` before it leaves).
+    # `dropped:late`), at most once, its number out of the outbox before it leaves.
     send_by: float | None = None
 
 
@@ -134,12 +134,13 @@ class GameStore(Protocol):
         """Record one reply's fate; the last one also drops the outbox from the stored record and
         the record from its recipients' pending replies."""
 
-    def mark_sending(self, key: str, index: int) -> None:
-        """Record an at-most-once reply (an opt-out confirmation) as being sent, before it is: no
-        redelivery sends a reply whose fate is recorded."""
+    def withhold_number(self, key: str, index: int, phone: str, fate: str) -> bool:
+        """Record an opt-out confirmation's fate (`sending`, before it is sent, or a drop) and take
+        its number and text out of the outbox at once: no redelivery sends it again. False if
+        the entry no longer holds the number (a later opt-out erased it): send nothing."""
 
-    def unmark_sending(self, key: str, index: int) -> None:
-        """Take the mark back when Twilio certainly did not take the reply (a transient refusal)."""
+    def restore_number(self, key: str, index: int, sms: OutboundSms) -> None:
+        """Undo `withhold_number` when Twilio certainly did not take it (a transient refusal)."""
 
     def finish(self, record: CompletedRecord) -> None:
         """For a record with nothing left to send: drop its outbox if it still has one, and take

@@ -68,6 +68,8 @@ _ENTROPY = random.SystemRandom()
 # is fine: one that could not leave by then is dropped, never sent late.
 OPT_OUT_CONFIRMATION_SECONDS = 5 * 60
 DROPPED_LATE = "dropped:late"
+# An opt-out confirmation whose send began: its fate until Twilio answers, never sent again.
+SENDING = "sending"
 
 
 @dataclass(frozen=True)
@@ -347,14 +349,16 @@ class MessageProcessor:
                     "opt-out confirmation dropped: too late to send", extra={"to": mask_phone(sms.to)}
                 )
                 count("LateConfirmationsDropped")
-                self._store.record_delivery(record, index, DROPPED_LATE)
+                if self._store.withhold_number(record.key, index, sms.to, DROPPED_LATE):
+                    self._store.record_delivery(record, index, DROPPED_LATE)
                 continue
             at_most_once = sms.send_by is not None
-            if at_most_once:
-                # An opt-out confirmation is marked before it leaves, so that no redelivery sends
-                # it again, even after a death between Twilio accepting it and our record of it
-                # (the window P3 allows for other replies): at most one, never two.
-                self._store.mark_sending(record.key, index)
+            # An opt-out confirmation's fate is recorded, and its number taken out of the outbox,
+            # before it leaves: no redelivery sends it again, even after a death between Twilio
+            # accepting it and our record of it (the window P3 allows for other replies). At most
+            # one, never two. Nothing to send if a later opt-out of the phone erased it.
+            if at_most_once and not self._store.withhold_number(record.key, index, sms.to, SENDING):
+                continue
             try:
                 outcome = self._sender.send(sms)
             except SmsPermanentlyRefused as refusal:
@@ -367,7 +371,7 @@ class MessageProcessor:
             except (SmsTemporarilyFailed, ConfigurationProblem):
                 if at_most_once:
                     # Twilio did not take it: the redelivery may try again (within the five minutes).
-                    self._store.unmark_sending(record.key, index)
+                    self._store.restore_number(record.key, index, sms)
                 # Let the redelivery send at once instead of waiting for our lease to expire.
                 self._best_effort(
                     "release the outbox", lambda: self._store.release_outbox(record.key, attempt_id)

@@ -128,7 +128,7 @@ def test_a_number_twilio_blocked_has_its_refusal_recorded_and_gets_nothing_twice
     game: Game, clock: Any
 ) -> None:
     _alice_challenged_by_bob(game)
-    game.sms.fail_next(None, opted_out())  # bob's goodbye goes; Twilio blocked alice itself: 21610
+    game.sms.fail_next(opted_out())  # Twilio matched the opt-out itself after all: 21610
     message = game.inbound(ALICE, "Stop.")
     game.processor.process(message)
     clock.tick(IN_PROGRESS_SECONDS + 1)
@@ -136,7 +136,8 @@ def test_a_number_twilio_blocked_has_its_refusal_recorded_and_gets_nothing_twice
     assert CONFIRMATION not in game.sms.to(ALICE)
     record = game.store.read_completed(message.idempotency_key)
     assert record is not None
-    assert record.delivered[1] == "refused:21610"
+    assert record.delivered[0] == "refused:21610"
+    assert game.sms.to(BOB).count(replies.opponent_left("alice")) == 1
     assert _items_holding(game, ALICE) == []
 
 
@@ -149,6 +150,7 @@ def test_a_confirmation_that_cannot_go_out_within_five_minutes_is_dropped_and_lo
     with pytest.raises(Exception, match="503"):
         game.processor.process(message)
     assert _items_holding(game, ALICE), "the confirmation waits in the outbox for its retry"
+    assert replies.opponent_left("alice") not in game.sms.to(BOB)
 
     clock.tick(OPT_OUT_CONFIRMATION_SECONDS + 1)  # the redelivery comes too late
     with json_log_lines() as lines:
@@ -158,19 +160,25 @@ def test_a_confirmation_that_cannot_go_out_within_five_minutes_is_dropped_and_lo
     assert game.sms.last(BOB) == replies.opponent_left("alice")  # the goodbye still goes
     record = game.store.read_completed(message.idempotency_key)
     assert record is not None
-    assert record.delivered[1] == DROPPED_LATE
+    assert record.delivered[0] == DROPPED_LATE
     assert _items_holding(game, ALICE) == []
     dropped = [line for line in lines if line["message"] == "opt-out confirmation dropped: too late to send"]
     assert [line["to"] for line in dropped] == ["+*******0001"]
 
 
-def test_a_confirmation_twilio_did_not_take_is_sent_by_the_redelivery_once(game: Game, clock: Any) -> None:
+@pytest.mark.parametrize("failing", ["the confirmation", "the goodbye"])
+def test_a_reply_twilio_did_not_take_is_sent_by_the_redelivery_and_the_confirmation_once(
+    game: Game, clock: Any, failing: str
+) -> None:
     _alice_challenged_by_bob(game)
-    game.sms.fail_next(None, transient_failure())  # bob's goodbye goes, alice's confirmation does not
+    game.sms.fail_next(
+        *([transient_failure()] if failing == "the confirmation" else [None, transient_failure()])
+    )
     message = game.inbound(ALICE, "Stop.")
     with pytest.raises(Exception, match="503"):
         game.processor.process(message)
-    assert CONFIRMATION not in game.sms.to(ALICE)
+    if failing == "the goodbye":
+        assert _items_holding(game, ALICE) == [], "sent: its number left the outbox before it went"
 
     clock.tick(IN_PROGRESS_SECONDS + 1)
     assert game.processor.process(message) is Result.RESENT

@@ -545,13 +545,13 @@ def test_opt_out_skips_counterparts_that_are_gone_and_replies_nothing() -> None:
 PROGRAM = replies.Program("Acme RPS", "help@acme.example")
 
 
-def test_an_opt_out_twilio_did_not_answer_sends_the_goodbyes_then_one_confirmation() -> None:
+def test_an_opt_out_twilio_did_not_answer_sends_one_confirmation_first_then_the_goodbyes() -> None:
     alice_challenged, bob_threw = _thrown(bob, alice, Move.ROCK)[::-1]
     confirmation = replies.opt_out_confirmation(PROGRAM)
     decision = game.opt_out(ALICE, alice_challenged, {BOB: bob_threw}, NOW, LIMITS, confirmation=confirmation)
     assert decision.replies == (
-        Reply(BOB, replies.opponent_left("Alice")),
         Reply(ALICE, confirmation, opt_out_confirmation=True),
+        Reply(BOB, replies.opponent_left("Alice")),
     )
     # A phone with no record that opts out is confirmed too, and forgets its opt-in.
     assert game.opt_out(ALICE, None, {}, NOW, LIMITS, confirmation=confirmation) == Decision(
