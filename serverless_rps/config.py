@@ -31,6 +31,7 @@ __all__ = [
     "LazyClient",
     "WebhookSettings",
     "contact_key",
+    "program_from_environment",
     "read_auth_token",
 ]
 
@@ -104,8 +105,8 @@ class GameSettings:
     reply_budget_per_hour: int = 180
     # The operator's messaging program, as registered with the carriers (template.yaml's
     # ProgramName and SupportContact): named in HELP and the opt-in and opt-out confirmations.
-    program_name: str = "SMS Rock-Paper-Scissors"
-    support_contact: str = "help@example.com"
+    program_name: str = Program.name
+    support_contact: str = Program.support
 
     @classmethod
     def from_environment(cls, env: Mapping[str, str] | None = None) -> GameSettings:
@@ -125,8 +126,8 @@ class GameSettings:
             lock_wait_seconds=_number(env, "LOCK_WAIT_SECONDS", 1.5),
             reply_budget_burst=int(_number(env, "REPLY_BUDGET_BURST", 60)),
             reply_budget_per_hour=int(_number(env, "REPLY_BUDGET_PER_HOUR", 180)),
-            program_name=env.get("PROGRAM_NAME", "").strip() or cls.program_name,
-            support_contact=env.get("SUPPORT_CONTACT", "").strip() or cls.support_contact,
+            program_name=_program(env).name,
+            support_contact=_program(env).support,
         )
 
     def __post_init__(self) -> None:
@@ -158,6 +159,23 @@ class WebhookSettings:
             twilio=_twilio(env),
             public_webhook_url=env.get("PUBLIC_WEBHOOK_URL", "").strip() or None,
         )
+
+
+def _program(env: Mapping[str, str]) -> Program:
+    defaults = Program()
+    try:
+        return Program(
+            env.get("PROGRAM_NAME", "").strip() or defaults.name,
+            env.get("SUPPORT_CONTACT", "").strip() or defaults.support,
+        )
+    except ValueError as exc:
+        raise ConfigurationError(f"PROGRAM_NAME or SUPPORT_CONTACT: {exc}") from exc
+
+
+def program_from_environment(env: Mapping[str, str] | None = None) -> Program:
+    """The operator's program name and support contact (PROGRAM_NAME, SUPPORT_CONTACT; template.yaml's
+    ProgramName and SupportContact), for the operator's tool, which needs no other setting."""
+    return _program(os.environ if env is None else env)
 
 
 def contact_key(auth_token: str) -> bytes:

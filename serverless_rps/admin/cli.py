@@ -18,12 +18,13 @@ from typing import Any, TextIO
 
 import boto3
 
-from serverless_rps.admin import locate
+from serverless_rps.admin import campaign, locate
 from serverless_rps.admin.operations import Operator, Refused
 from serverless_rps.admin.verify import FICTIONAL_PHONE, Verification, VerificationFailed, webhook_url
-from serverless_rps.config import ConfigurationError, read_auth_token
+from serverless_rps.config import ConfigurationError, program_from_environment, read_auth_token
 from serverless_rps.exceptions import RetryLater
 from serverless_rps.observability import logger
+from serverless_rps.replies import Program
 
 __all__ = ["main", "parse_duration"]
 
@@ -154,6 +155,13 @@ def _parser() -> argparse.ArgumentParser:
     verify.add_argument(
         "--timeout", type=parse_duration, default=120.0, metavar="DURATION", help="default 120s"
     )
+    commands.add_parser(
+        "campaign",
+        help="what the A2P 10DLC campaign registration asks for, from the bot's own replies (reads only)",
+        description="Prints the use case, how a player opts in, sample messages and the keywords with "
+        "their exact replies, worded with the program name and support contact the game function uses: "
+        "the deployed function's (--stack) or PROGRAM_NAME and SUPPORT_CONTACT (defaults as template.yaml).",
+    )
     return parser
 
 
@@ -171,6 +179,8 @@ def main(
     ask: Callable[[str], str] = input,
 ) -> int:
     arguments = _parser().parse_args(argv)
+    if arguments.command == "campaign":
+        return _campaign(arguments, out)
     try:
         with _game_logs_to_stderr(verbose=arguments.verbose):
             operator = (connect or _connect)(arguments)
@@ -256,6 +266,25 @@ def _run(arguments: argparse.Namespace, operator: Operator, ask: Callable[[str],
         prompt = f"Erase {arguments.phone} from every table, as its STOP would. This cannot be undone."
         return operator.erase(arguments.phone) if _confirm(arguments, ask, prompt) else None
     raise AssertionError(f"unhandled command {command}")
+
+
+def _campaign(arguments: argparse.Namespace, out: TextIO) -> int:
+    """Needs no table or queue: only the program, from the deployed function or the environment."""
+    try:
+        if arguments.stack:
+            session = boto3.session.Session()
+            settings = locate.from_stack(
+                session.client("cloudformation"), session.client("lambda"), arguments.stack
+            )
+            program = Program(settings.program_name, settings.support_contact)
+        else:
+            program = program_from_environment()
+    except ConfigurationError as problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
+    result = campaign.registration(program)
+    out.write(json.dumps(result, indent=2) + "\n" if arguments.json else _render(result))
+    return 0
 
 
 def _verify(arguments: argparse.Namespace, operator: Operator) -> dict[str, Any]:
