@@ -62,6 +62,7 @@ def build_processor(store: DynamoGameStore, sender: SmsSender, settings: GameSet
         limits=Limits(challenge_expiry_seconds=settings.challenge_expiry_seconds),
         lock_wait_seconds=settings.lock_wait_seconds,
         budget=BudgetPolicy(settings.reply_budget_burst, settings.reply_budget_per_hour),
+        program=settings.program,
     )
 
 

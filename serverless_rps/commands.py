@@ -83,6 +83,8 @@ class Facts:
     now: float
     limits: Limits
     new_id: Callable[[], str]
+    # The operator's program name and support contact, for the consent replies.
+    program: replies.Program = field(default_factory=replies.Program)
     # The sender's counterparts read without a lock after the locks (only when a spec asks).
     counterparts: Mapping[str, Player] = field(default_factory=dict)
     # The shared records locked after the players (`CommandSpec.then_lock`), by key.
@@ -132,6 +134,9 @@ class CommandSpec[C]:
     # Remove the sender's number from outboxes still waiting to send to it (an opt-out's erasure),
     # after the locks and before the commit.
     erases_sender: bool = False
+    # Fields logged once the command has committed, for the operator's audit (an opt-out: which
+    # rule matched and whether the bot confirms it).
+    audit: Callable[[C], Mapping[str, object]] | None = None
 
 
 # -- throw at a nickname --------------------------------------------------------------------------
@@ -290,6 +295,33 @@ def _opt_out_check(command: OptOut, facts: Facts) -> None:
         raise StaleRead("a game with a new counterpart began after the lookup")
 
 
+def _opt_out_decide(command: OptOut, facts: Facts) -> Decision:
+    confirmation = replies.opt_out_confirmation(facts.program) if command.confirm else None
+    return game.opt_out(
+        facts.sender,
+        facts.me,
+        facts.locked,
+        facts.now,
+        facts.limits,
+        _board(facts),
+        _lobby(facts),
+        confirmation,
+    )
+
+
+def _help_decide(command: ShowHelp, facts: Facts) -> Decision:
+    if not command.overview:
+        return game.reply_only(facts.sender, command.text)
+    # The program, its support and STOP (what a carrier's vetting looks for), then the commands:
+    # both do not fit one SMS.
+    return Decision(
+        replies=(
+            game.Reply(facts.sender, replies.program_help(facts.program)),
+            game.Reply(facts.sender, command.text),
+        )
+    )
+
+
 # -- the table ------------------------------------------------------------------------------------
 
 
@@ -326,27 +358,22 @@ COMMANDS: Mapping[type[Any], CommandSpec[Any]] = {
         look_up=lambda command, sender, reads: Lookup(holder=reads.nickname_holder(command.key)),
     ),
     OptOut: CommandSpec[OptOut](
-        decide=lambda command, facts: game.opt_out(
-            facts.sender, facts.me, facts.locked, facts.now, facts.limits, _board(facts), _lobby(facts)
-        ),
+        decide=_opt_out_decide,
         look_up=_opt_out_look_up,
         check=_opt_out_check,
         then_lock=_shared_records_holding_me,
         erases_sender=True,
+        audit=lambda command: {"decision": "opt-out", "rule": command.rule, "confirm": command.confirm},
     ),
     ListGames: CommandSpec[ListGames](
         decide=_games_decide, reads_counterparts=True, then_read=_lobby_if_i_may_wait_there
     ),
     ShowScore: CommandSpec[ShowScore](decide=lambda command, facts: game.show_score(facts.sender, facts.me)),
-    ShowHelp: CommandSpec[ShowHelp](
-        decide=lambda command, facts: game.reply_only(facts.sender, command.text)
-    ),
+    ShowHelp: CommandSpec[ShowHelp](decide=_help_decide),
     ReplyOnly: CommandSpec[ReplyOnly](
         decide=lambda command, facts: game.reply_only(facts.sender, command.text)
     ),
-    OptIn: CommandSpec[OptIn](
-        decide=lambda command, facts: game.reply_only(facts.sender, replies.welcome_back())
-    ),
+    OptIn: CommandSpec[OptIn](decide=lambda command, facts: game.opt_in(facts.sender, facts.program)),
     # Twilio has answered with the operator's own text: nothing more to say or change.
     AnsweredByTwilio: CommandSpec[AnsweredByTwilio](decide=lambda command, facts: Decision()),
 }

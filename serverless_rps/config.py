@@ -21,8 +21,10 @@ import hmac
 import os
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+from serverless_rps.replies import Program
 
 __all__ = [
     "DEFAULT_METRICS_NAMESPACE",
@@ -33,6 +35,7 @@ __all__ = [
     "TwilioCredentials",
     "WebhookSettings",
     "contact_key",
+    "program_from_environment",
     "read_auth_token",
     "tracing_enabled",
 ]
@@ -113,6 +116,9 @@ class GameSettings:
     reply_budget_burst: int = 60
     reply_budget_per_hour: int = 180
     metrics_namespace: str = DEFAULT_METRICS_NAMESPACE
+    # The operator's messaging program, as registered with the carriers (template.yaml's
+    # ProgramName and SupportContact): named in HELP and the opt-in and opt-out confirmations.
+    program: Program = field(default_factory=Program)
 
     @classmethod
     def from_environment(cls, env: Mapping[str, str] | None = None) -> GameSettings:
@@ -134,6 +140,7 @@ class GameSettings:
             reply_budget_per_hour=int(_number(env, "REPLY_BUDGET_PER_HOUR", 180)),
             metrics_namespace=env.get("POWERTOOLS_METRICS_NAMESPACE", "").strip()
             or DEFAULT_METRICS_NAMESPACE,
+            program=_program(env),
         )
 
     def __post_init__(self) -> None:
@@ -196,6 +203,23 @@ def tracing_enabled(env: Mapping[str, str] | None = None) -> bool:
     if env.get("AWS_SAM_LOCAL") or env.get("AWS_CHALICE_CLI_MODE"):
         return False
     return bool(env.get("LAMBDA_TASK_ROOT"))
+
+
+def _program(env: Mapping[str, str]) -> Program:
+    defaults = Program()
+    try:
+        return Program(
+            env.get("PROGRAM_NAME", "").strip() or defaults.name,
+            env.get("SUPPORT_CONTACT", "").strip() or defaults.support,
+        )
+    except ValueError as exc:
+        raise ConfigurationError(f"PROGRAM_NAME or SUPPORT_CONTACT: {exc}") from exc
+
+
+def program_from_environment(env: Mapping[str, str] | None = None) -> Program:
+    """The operator's program name and support contact (PROGRAM_NAME, SUPPORT_CONTACT; template.yaml's
+    ProgramName and SupportContact), for the operator's tool, which needs no other setting."""
+    return _program(os.environ if env is None else env)
 
 
 def contact_key(auth_token: str) -> bytes:

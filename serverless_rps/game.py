@@ -45,6 +45,7 @@ __all__ = [
     "list_games",
     "lobby_pairs",
     "lobby_throw",
+    "opt_in",
     "opt_out",
     "rematch",
     "reply_only",
@@ -54,6 +55,7 @@ __all__ = [
     "show_score",
     "show_top",
     "throw",
+    "with_opt_in_confirmation",
 ]
 
 
@@ -235,6 +237,9 @@ class NicknameHolder:
 class Reply:
     to: str
     body: str
+    # The one text after an opt-out Twilio did not answer: sent at most once, within minutes or
+    # never, and never swapped for the reply budget's notice (docs/privacy.md).
+    opt_out_confirmation: bool = False
 
 
 @dataclass(frozen=True)
@@ -252,6 +257,9 @@ class Decision:
     release_nickname: str | None = None
     # New states of the shared records (by key) this message locked; those not named are unchanged.
     shared: Mapping[str, SharedRecord] = field(default_factory=dict)
+    # Phones whose opt-in marker this commit sets (True: they were sent the opt-in confirmation)
+    # or erases (False: they opted out, so their next reply is an opt-in confirmation again).
+    opt_in: Mapping[str, bool] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -536,6 +544,25 @@ def show_score(phone: str, me: Player | None) -> Decision:
     return reply_only(phone, replies.score(me.wins, me.losses, me.ties, me.streak))
 
 
+def opt_in(phone: str, program: replies.Program) -> Decision:
+    """START (or YES, UNSTOP): the opt-in confirmation, whether or not the phone had opted out."""
+    return Decision(replies=(Reply(phone, replies.opt_in_confirmation(program)),), opt_in={phone: True})
+
+
+def with_opt_in_confirmation(decision: Decision, phone: str, program: replies.Program) -> Decision:
+    """For a phone never answered before (or not since it opted out): its first reply is the opt-in
+    confirmation, before whatever the command answers (both do not fit one SMS). A decision that
+    settles the phone's consent itself (an opt-out, START) and one that answers nothing are left
+    alone: nothing is sent, so there is nothing to confirm."""
+    if phone in decision.opt_in or not any(reply.to == phone for reply in decision.replies):
+        return decision
+    return replace(
+        decision,
+        replies=(Reply(phone, replies.opt_in_confirmation(program)), *decision.replies),
+        opt_in={**decision.opt_in, phone: True},
+    )
+
+
 def opt_out(
     phone: str,
     me: Player | None,
@@ -544,18 +571,22 @@ def opt_out(
     limits: Limits,
     board: Leaderboard | None = None,
     lobby: Lobby | None = None,
+    confirmation: str | None = None,
 ) -> Decision:
-    """Delete the player, their nickname and every entry about them in other records. Twilio
-    answers the player itself; everyone with a live throw waiting on them is told the game is off,
-    by nickname only. Once: the entries go in the same commit, so a second STOP finds none.
+    """Delete the player, their nickname and every entry about them in other records, and forget
+    that the phone ever opted in. `confirmation` is the one text to send the phone when Twilio did
+    not answer the opt-out itself; it goes first, as the rule's five minutes run from the text.
+    Everyone with a live throw waiting on them is told the game is off, by nickname only. Once:
+    the entries go in the same commit, so a second STOP finds none.
 
     `counterparts` are the locked records of every phone `me` mentions (see the module docstring:
     those are all the records that mention `me`); `board` is the locked leaderboard when `me` may
     be on it (`Player.ranked`), and the player's line leaves it; `lobby` the locked lobby when
     they may wait there (`Player.in_lobby`), and their entry leaves it.
     """
+    confirmed = (Reply(phone, confirmation, opt_out_confirmation=True),) if confirmation is not None else ()
     if me is None:
-        return Decision()
+        return Decision(replies=confirmed, opt_in={phone: False})
     players: dict[str, Player | None] = {phone: None}
     waiting: list[tuple[float, str]] = []
     for other, record in sorted(counterparts.items()):
@@ -573,4 +604,10 @@ def opt_out(
     shared: dict[str, SharedRecord] = {LEADERBOARD: board.without(me.player_id)} if board is not None else {}
     if lobby is not None and lobby.waiting is not None and lobby.waiting.phone == phone:
         shared[LOBBY] = Lobby()  # the entry holds the number: it goes, live or expired
-    return Decision(replies=goodbyes, players=players, release_nickname=me.nickname, shared=shared)
+    return Decision(
+        replies=(*confirmed, *goodbyes),
+        players=players,
+        release_nickname=me.nickname,
+        shared=shared,
+        opt_in={phone: False},
+    )

@@ -94,6 +94,10 @@ CONFIGURATION_ERROR_CODES = frozenset(
 _REQUEST_ERROR_CODES = frozenset({"ValidationException", "SerializationException"})
 # What an erased reply's number and body become, and how its fate is recorded: never sent.
 ERASED = "erased"
+# An opt-out confirmation whose send began (processing.SENDING): what `restore_number` undoes.
+SENDING = "sending"
+# The contact record's marker (when the phone was sent the opt-in confirmation); an opt-out removes it.
+_OPTED_IN = "opted_in_at"
 
 
 class TableNames:
@@ -281,6 +285,52 @@ class DynamoGameStore:
         if last or (written.outbox and not written.undelivered()):
             self.finish(written)
 
+    def withhold_number(self, key: str, index: int, phone: str, fate: str) -> bool:
+        # An opt-out confirmation, before it is sent (fate `sending`) or when it is dropped: its
+        # fate is recorded, so no redelivery sends it again, and its number and text leave the
+        # outbox now, whatever happens next. The entry keeps the phone's contact id (a keyed hash,
+        # never the number) so that the outbox's last delivery still takes the record off that
+        # contact's pending replies, as for any recipient. False if the entry no longer holds the
+        # number: a later opt-out of the phone erased it (`erase_pending_replies`).
+        entry = f"outbox[{index}]"
+        with _translated("withhold a number"):
+            try:
+                self._dynamodb.update_item(
+                    TableName=self._tables.idempotency,
+                    Key={"messageId": {"S": key}},
+                    UpdateExpression=(
+                        f"SET delivered.#index = :fate, {entry}.#to = :contact, {entry}.body = :erased"
+                    ),
+                    ConditionExpression=f"{entry}.#to = :phone",
+                    ExpressionAttributeNames={"#index": str(index), "#to": "to"},
+                    ExpressionAttributeValues={
+                        ":fate": {"S": fate},
+                        ":contact": {"S": self.contact_id(phone)},
+                        ":erased": {"S": ERASED},
+                        ":phone": {"S": phone},
+                    },
+                )
+            except ClientError as exc:
+                if not _is_condition_failure(exc):
+                    raise
+                return False
+        return True
+
+    def restore_number(self, key: str, index: int, sms: OutboundSms) -> None:
+        with _translated("restore a withheld reply"):
+            try:
+                self._dynamodb.update_item(
+                    TableName=self._tables.idempotency,
+                    Key={"messageId": {"S": key}},
+                    UpdateExpression=f"SET outbox[{index}] = :sms REMOVE delivered.#index",
+                    ConditionExpression="delivered.#index = :sending",
+                    ExpressionAttributeNames={"#index": str(index)},
+                    ExpressionAttributeValues={":sms": _sms_value(sms), ":sending": {"S": SENDING}},
+                )
+            except ClientError as exc:
+                if not _is_condition_failure(exc):
+                    raise
+
     def finish(self, record: CompletedRecord) -> None:
         """For a record with nothing left to send: drop its outbox if it still has one, and take
         it off its recipients' pending replies. Idempotent: a redelivery finishes what a dead
@@ -319,7 +369,14 @@ class DynamoGameStore:
         return sets, values, contacts
 
     def _recipient_contacts(self, record: CompletedRecord) -> list[str]:
-        return sorted({self.contact_id(sms.to) for sms in record.outbox if sms.to and sms.to != ERASED})
+        # A withheld number's entry holds its contact id instead (`withhold_number`).
+        return sorted(
+            {
+                sms.to if sms.to.startswith(CONTACT_PREFIX) else self.contact_id(sms.to)
+                for sms in record.outbox
+                if sms.to and sms.to != ERASED
+            }
+        )
 
     def _forget_pending(self, contact: str, keys: Sequence[str]) -> None:
         """Drop records from a contact's pending replies. Best effort: a key left behind names a
@@ -511,19 +568,24 @@ class DynamoGameStore:
         if is_shared_key(phone):
             return LockedPlayer(phone, lock_id, expires_at, None, None, _shared_from_item(phone, item))
         player = _player_from_item(item)
-        # A phone with no player record keeps its reply budget on its contact record.
-        budget = _budget_from(item) if player is not None else self._contact_budget(phone)
-        return LockedPlayer(phone, lock_id, expires_at, player, budget)
+        if player is not None:
+            return LockedPlayer(phone, lock_id, expires_at, player, _budget_from(item))
+        # A phone with no player record keeps its reply budget and its opt-in on its contact record.
+        contact = self._contact(phone)
+        return LockedPlayer(
+            phone, lock_id, expires_at, None, _budget_from(contact), opted_in=_OPTED_IN in contact
+        )
 
-    def _contact_budget(self, phone: str) -> ReplyBudget | None:
+    def _contact(self, phone: str) -> dict[str, Any]:
         with _translated("read a contact"):
             response = self._dynamodb.get_item(
                 TableName=self._tables.idempotency,
                 Key={"messageId": {"S": self.contact_id(phone)}},
-                ProjectionExpression="reply_budget",
+                ProjectionExpression="reply_budget, " + _OPTED_IN,
                 ConsistentRead=True,
             )
-        return _budget_from(response.get("Item", {}))
+        item: dict[str, Any] = response.get("Item", {})
+        return item
 
     def release(self, locked: LockedPlayer) -> None:
         """Give the lease back without changing the player (used only when nothing was committed)."""
@@ -639,6 +701,8 @@ class DynamoGameStore:
                 contacts.setdefault(held.phone, _ContactChange()).budget_cleared = True  # the record has it
         for sms in outbox:
             contacts.setdefault(sms.to, _ContactChange()).pending = True
+        for phone, opted_in in decision.opt_in.items():
+            contacts.setdefault(phone, _ContactChange()).opted_in = opted_in
         if decision.claim_nickname is not None:
             items.append(self._nickname_claim(decision.claim_nickname))
             kinds.append("nickname")
@@ -707,6 +771,11 @@ class DynamoGameStore:
             values[":budget"] = _budget_value(change.budget)
         elif change.budget_cleared:
             removes.append("reply_budget")
+        if change.opted_in is True:
+            actions.append(f"{_OPTED_IN} = :now")
+            values[":now"] = _number(now)
+        elif change.opted_in is False:
+            removes.append(_OPTED_IN)  # an opt-out: the next reply is an opt-in confirmation again
         expression = ", ".join(actions)
         if change.pending:
             expression += " ADD pending_replies :key"
@@ -779,6 +848,7 @@ class _ContactChange:
     budget: ReplyBudget | None = None
     budget_cleared: bool = False
     pending: bool = False
+    opted_in: bool | None = None  # set (sent the opt-in confirmation) or erased (opted out)
 
 
 def _nickname_holder(locked: Sequence[LockedPlayer], decision: Decision) -> str:
@@ -848,7 +918,17 @@ def _lease_value(owner: str, expires_at: float) -> dict[str, Any]:
 
 
 def _sms_value(sms: OutboundSms) -> dict[str, Any]:
-    return {"M": {"to": {"S": sms.to}, "from": {"S": sms.from_}, "body": {"S": sms.body}}}
+    value = {"to": {"S": sms.to}, "from": {"S": sms.from_}, "body": {"S": sms.body}}
+    if sms.send_by is not None:
+        value["send_by"] = _number(sms.send_by)
+    return {"M": value}
+
+
+def _sms_from(value: dict[str, Any]) -> OutboundSms:
+    send_by = value.get("send_by")
+    return OutboundSms(
+        value["to"]["S"], value["from"]["S"], value["body"]["S"], float(send_by["N"]) if send_by else None
+    )
 
 
 def _budget_value(budget: ReplyBudget) -> dict[str, Any]:
@@ -873,10 +953,7 @@ def _budget_from(item: dict[str, Any]) -> ReplyBudget | None:
 
 
 def _completed_record(key: str, item: dict[str, Any]) -> CompletedRecord:
-    outbox = tuple(
-        OutboundSms(entry["M"]["to"]["S"], entry["M"]["from"]["S"], entry["M"]["body"]["S"])
-        for entry in item.get("outbox", {}).get("L", [])
-    )
+    outbox = tuple(_sms_from(entry["M"]) for entry in item.get("outbox", {}).get("L", []))
     delivered = {int(index): value["S"] for index, value in item.get("delivered", {}).get("M", {}).items()}
     lease = item.get("outbox_lease", {}).get("M", {})
     recipients = tuple(sorted(item.get("recipients", {}).get("SS", [])))

@@ -41,6 +41,8 @@ __all__ = [
 @dataclass(frozen=True)
 class ShowHelp:
     text: str
+    # The whole-message HELP (not `HELP <command>`): the program's help comes first (`replies.program_help`).
+    overview: bool = False
 
 
 @dataclass(frozen=True)
@@ -234,7 +236,7 @@ def parse(body: str, opt_out_type: str | None = None) -> Command:
     if keyword in OPT_IN_WORDS:
         return OptIn()
     if keyword in HELP_WORDS or (not keyword and "?" in text):
-        return ShowHelp(replies.help_overview())
+        return ShowHelp(replies.help_overview(), overview=True)
 
     command = _command(text.split())
     if isinstance(command, ReplyOnly) or command == ShowHelp(replies.unknown_help_topic()):

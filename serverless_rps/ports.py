@@ -31,6 +31,9 @@ class OutboundSms:
     to: str
     from_: str
     body: str
+    # An opt-out confirmation's deadline (epoch seconds): sent before it or never (recorded as
+    # `dropped:late`), at most once, its number out of the outbox before it leaves.
+    send_by: float | None = None
 
 
 @dataclass(frozen=True)
@@ -75,6 +78,9 @@ class LockedPlayer:
     budget: ReplyBudget | None = None
     # For a shared record's key (`game.LEADERBOARD`): the record as locked, empty if it was missing.
     shared: SharedRecord | None = None
+    # Whether the phone was sent the opt-in confirmation and has not opted out since: a player
+    # record says so; a phone without one, its contact record's marker.
+    opted_in: bool = True
 
 
 class GameStore(Protocol):
@@ -129,6 +135,14 @@ class GameStore(Protocol):
     def record_delivery(self, record: CompletedRecord, index: int, outcome: str) -> None:
         """Record one reply's fate; the last one also drops the outbox from the stored record and
         the record from its recipients' pending replies."""
+
+    def withhold_number(self, key: str, index: int, phone: str, fate: str) -> bool:
+        """Record an opt-out confirmation's fate (`sending`, before it is sent, or a drop) and take
+        its number and text out of the outbox at once: no redelivery sends it again. False if
+        the entry no longer holds the number (a later opt-out erased it): send nothing."""
+
+    def restore_number(self, key: str, index: int, sms: OutboundSms) -> None:
+        """Undo `withhold_number` when Twilio certainly did not take it (a transient refusal)."""
 
     def finish(self, record: CompletedRecord) -> None:
         """For a record with nothing left to send: drop its outbox if it still has one, and take

@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
-from serverless_rps import game
+from serverless_rps import game, replies
 from serverless_rps.commands import Facts, spec_for
 from serverless_rps.exceptions import (
     ClaimHeldElsewhere,
@@ -45,12 +45,13 @@ from serverless_rps.exceptions import (
     SmsTemporarilyFailed,
     StaleRead,
 )
+from serverless_rps.game import Reply
 from serverless_rps.observability import count, logger, mask_phone, milliseconds, tracer
 from serverless_rps.parsing import Command, parse
 from serverless_rps.ports import Claim, CompletedRecord, GameStore, LockedPlayer, OutboundSms, SmsSender
 from serverless_rps.reply_budget import BudgetPolicy, apply_budget
 
-__all__ = ["InboundSms", "MessageProcessor", "Result"]
+__all__ = ["OPT_OUT_CONFIRMATION_SECONDS", "InboundSms", "MessageProcessor", "Result"]
 
 # A nickname read without a lock can change hands before the commit; a few fresh attempts settle it.
 _STALE_READ_ATTEMPTS = 3
@@ -60,6 +61,12 @@ _LOCK_BACKOFF_CAP_SECONDS = 0.4
 # execution environment resumes from one snapshot, and a `random` seeded before it would give them
 # all the same backoff, the lockstep jitter exists to break.
 _ENTROPY = random.SystemRandom()
+# The FCC's revocation rule presumes a confirmation text sent within five minutes of the opt-out
+# is fine: one that could not leave by then is dropped, never sent late.
+OPT_OUT_CONFIRMATION_SECONDS = 5 * 60
+DROPPED_LATE = "dropped:late"
+# An opt-out confirmation whose send began: its fate until Twilio answers, never sent again.
+SENDING = "sending"
 
 
 @dataclass(frozen=True)
@@ -104,6 +111,7 @@ class MessageProcessor:
         limits: game.Limits,
         lock_wait_seconds: float,
         budget: BudgetPolicy = BudgetPolicy(),  # noqa: B008 - frozen, safe to share
+        program: replies.Program = replies.Program(),  # noqa: B008 - frozen, safe to share
         clock: Callable[[], float] = lambda: time.time(),
         sleep: Callable[[float], None] = lambda seconds: time.sleep(seconds),
         new_id: Callable[[], str] = lambda: uuid.uuid4().hex,
@@ -113,6 +121,7 @@ class MessageProcessor:
         self._sender = sender
         self._limits = limits
         self._budget = budget
+        self._program = program
         self._lock_wait = lock_wait_seconds
         self._clock = clock
         self._sleep = sleep
@@ -165,7 +174,7 @@ class MessageProcessor:
         lookup = spec.look_up(command, phone, self._store)
         with self._locked(claim, phone, lookup.lock) as locked:
             players = {held.phone: held.player for held in locked}
-            facts = Facts(phone, players, lookup, self._clock(), self._limits, self._new_id)
+            facts = Facts(phone, players, lookup, self._clock(), self._limits, self._new_id, self._program)
             spec.check(command, facts)
             shared = spec.then_lock(command, facts)
             if shared:
@@ -182,7 +191,14 @@ class MessageProcessor:
             )
             if spec.erases_sender:
                 self._store.erase_pending_replies(phone)
-            return self._commit(claim, sms, locked, spec.decide(command, facts))
+            decision = spec.decide(command, facts)
+            if not next(held.opted_in for held in locked if held.phone == phone):
+                decision = game.with_opt_in_confirmation(decision, phone, self._program)
+            record = self._commit(claim, sms, locked, decision)
+            if spec.audit is not None:
+                # Once per committed message (a redelivery finds it completed and never gets here).
+                logger.info("audit", extra={**spec.audit(command), "sender": mask_phone(phone)})
+            return record
 
     def _commit(
         self, claim: Claim, sms: InboundSms, locked: Sequence[LockedPlayer], decision: game.Decision
@@ -195,8 +211,35 @@ class MessageProcessor:
         )
         # Replies the budget held back (dropped, or replaced by the one notice).
         count("BudgetHits", len(wanted) - sum(1 for reply in decision.replies if reply in wanted))
+        if any(reply.opt_out_confirmation for reply in wanted) and not any(
+            reply.opt_out_confirmation for reply in decision.replies
+        ):
+            logger.warning(
+                "opt-out confirmation withheld by the reply budget", extra={"to": mask_phone(sms.sender)}
+            )
+        # An opt-in confirmation the budget held back was not sent: the marker waits for one that is.
+        decision = replace(
+            decision,
+            opt_in={
+                phone: opted_in
+                for phone, opted_in in decision.opt_in.items()
+                if not opted_in
+                or Reply(phone, replies.opt_in_confirmation(self._program)) in decision.replies
+            },
+        )
+        # The opt-out confirmation's five minutes run from when the text reached us (the webhook
+        # queued it), or from now if that is unknown.
+        received = min(sms.enqueued_at, now) if sms.enqueued_at is not None else now
         # Replies leave from the number the player texted.
-        outbox = [OutboundSms(reply.to, sms.recipient, reply.body) for reply in decision.replies]
+        outbox = [
+            OutboundSms(
+                reply.to,
+                sms.recipient,
+                reply.body,
+                received + OPT_OUT_CONFIRMATION_SECONDS if reply.opt_out_confirmation else None,
+            )
+            for reply in decision.replies
+        ]
         return self._store.commit(claim, locked, decision, outbox, budgets, now)
 
     @staticmethod
@@ -280,6 +323,22 @@ class MessageProcessor:
                 # sending now, so stop rather than send the same reply twice.
                 raise OutboxLeaseExpired("the outbox lease ran out before every reply was sent")
             sms = record.outbox[index]
+            if sms.send_by is not None and self._clock() > sms.send_by:
+                # Past the five minutes: the confirmation is dropped, not sent late.
+                logger.warning(
+                    "opt-out confirmation dropped: too late to send", extra={"to": mask_phone(sms.to)}
+                )
+                count("LateConfirmationsDropped")
+                if self._store.withhold_number(record.key, index, sms.to, DROPPED_LATE):
+                    self._store.record_delivery(record, index, DROPPED_LATE)
+                continue
+            at_most_once = sms.send_by is not None
+            # An opt-out confirmation's fate is recorded, and its number taken out of the outbox,
+            # before it leaves: no redelivery sends it again, even after a death between Twilio
+            # accepting it and our record of it (the window P3 allows for other replies). At most
+            # one, never two. Nothing to send if a later opt-out of the phone erased it.
+            if at_most_once and not self._store.withhold_number(record.key, index, sms.to, SENDING):
+                continue
             try:
                 outcome = self._sender.send(sms)
             except SmsPermanentlyRefused as refusal:
@@ -290,6 +349,9 @@ class MessageProcessor:
                 outcome = f"refused:{refusal.code}"
                 count("RepliesRefused")
             except (SmsTemporarilyFailed, ConfigurationProblem):
+                if at_most_once:
+                    # Twilio did not take it: the redelivery may try again (within the five minutes).
+                    self._store.restore_number(record.key, index, sms)
                 # Let the redelivery send at once instead of waiting for our lease to expire.
                 self._best_effort(
                     "release the outbox", lambda: self._store.release_outbox(record.key, attempt_id)

@@ -7,13 +7,17 @@ Never echo raw player input: only validated nicknames and moves are interpolated
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 from serverless_rps.rules import Move, Outcome
 
 __all__ = [
     "GSM7_BASIC",
+    "PROGRAM_NAME_LIMIT",
     "SEGMENT_LIMIT",
+    "SUPPORT_CONTACT_LIMIT",
+    "Program",
     "again_usage",
     "already_thrown",
     "cannot_throw_at_self",
@@ -38,6 +42,9 @@ __all__ = [
     "not_registered",
     "opponent_left",
     "opponent_too_busy",
+    "opt_in_confirmation",
+    "opt_out_confirmation",
+    "program_help",
     "reply_limit_reached",
     "result",
     "score",
@@ -51,7 +58,6 @@ __all__ = [
     "unknown_help_topic",
     "unknown_move",
     "unknown_player",
-    "welcome_back",
 ]
 
 SEGMENT_LIMIT = 160
@@ -65,6 +71,53 @@ GSM7_BASIC = frozenset(
 
 def is_single_segment(text: str) -> bool:
     return len(text) <= SEGMENT_LIMIT and all(character in GSM7_BASIC for character in text)
+
+
+# The operator's program name and support contact (template.yaml's ProgramName and SupportContact)
+# go into the consent replies; these bounds keep each of those replies one segment.
+PROGRAM_NAME_LIMIT = 30
+SUPPORT_CONTACT_LIMIT = 40
+
+
+@dataclasses.dataclass(frozen=True)
+class Program:
+    """The messaging program as a carrier's campaign vetting reads it: the name the player signed up
+    to and where to get support (an e-mail address, a phone number or a short web address)."""
+
+    name: str = "SMS Rock-Paper-Scissors"
+    support: str = "help@example.com"
+
+    def __post_init__(self) -> None:
+        for label, value, limit in (
+            ("program name", self.name, PROGRAM_NAME_LIMIT),
+            ("support contact", self.support, SUPPORT_CONTACT_LIMIT),
+        ):
+            if not value or len(value) > limit or not all(character in GSM7_BASIC for character in value):
+                raise ValueError(f"the {label} must be 1-{limit} GSM-7 characters, got {value!r}")
+
+
+def opt_in_confirmation(program: Program) -> str:
+    """The first reply a number ever gets, and the answer to START: what the player signed up to
+    (CTIA's opt-in confirmation: program, frequency, rates, HELP, STOP)."""
+    return (
+        f"Welcome to {program.name}! Msg frequency depends on your play. Msg & data rates may apply. "
+        "Reply HELP for help, STOP to opt out."
+    )
+
+
+def program_help(program: Program) -> str:
+    """HELP's first reply: the program, its support contact and how to opt out (CTIA's HELP
+    content); the commands follow in a second reply (`help_overview`), as both do not fit one SMS."""
+    return (
+        f"{program.name}: rock-paper-scissors. Support: {program.support}. "
+        "Msg & data rates may apply. Reply STOP to opt out."
+    )
+
+
+def opt_out_confirmation(program: Program) -> str:
+    """The one text after an opt-out Twilio did not answer itself: it confirms the opt-out and
+    nothing else (the FCC's revocation rule)."""
+    return f"{program.name}: you are unsubscribed and will get no more messages. Reply START to rejoin."
 
 
 _HELP_TOPICS = {
@@ -348,7 +401,3 @@ def reply_limit_reached(minutes: int) -> str:
         f"That's a lot of texts! To keep this game free, I'll stay quiet for about {minutes} min. "
         "Your moves still count."
     )
-
-
-def welcome_back() -> str:
-    return "Welcome back! Text NICK and a name to play again."

@@ -81,6 +81,9 @@ def apply_budget(
         if not bucket.notified and bucket.level + 1 <= policy.burst:
             allowed.append(reply)
             spent[reply.to] = replace(bucket, level=bucket.level + 1)
+        elif reply.opt_out_confirmation:
+            # After an opt-out only the confirmation may be sent, never the notice: withheld.
+            spent[reply.to] = bucket
         elif not bucket.notified:
             full = replace(bucket, level=bucket.level + 1, notified=True)
             minutes = max(1, math.ceil(full.seconds_until_empty(policy) / 60))

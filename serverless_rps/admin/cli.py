@@ -36,10 +36,15 @@ from botocore.exceptions import (
     TokenRetrievalError,
 )
 
-from serverless_rps.admin import locate
+from serverless_rps.admin import campaign, locate
 from serverless_rps.admin.operations import Operator, Refused
 from serverless_rps.admin.verify import FICTIONAL_PHONE, Verification, VerificationFailed, webhook_url
-from serverless_rps.config import ConfigurationError, OperatorSettings, read_auth_token
+from serverless_rps.config import (
+    ConfigurationError,
+    OperatorSettings,
+    program_from_environment,
+    read_auth_token,
+)
 from serverless_rps.exceptions import RetryLater
 from serverless_rps.observability import logger
 from serverless_rps.parsing import is_valid_nickname
@@ -222,6 +227,13 @@ def _parser() -> argparse.ArgumentParser:
     verify.add_argument(
         "--timeout", type=parse_duration, default=120.0, metavar="DURATION", help="default 120s"
     )
+    commands.add_parser(
+        "campaign",
+        help="what the A2P 10DLC campaign registration asks for, from the bot's own replies (reads only)",
+        description="Prints the use case, how a player opts in, sample messages and the keywords with "
+        "their exact replies, worded with the program name and support contact the game function uses: "
+        "the deployed function's (--stack) or PROGRAM_NAME and SUPPORT_CONTACT (defaults as template.yaml).",
+    )
     return parser
 
 
@@ -262,6 +274,8 @@ def main(
     """`ask` asks the operator a question; by default on the terminal, and with none, nothing is
     asked and nothing changes (NoTerminal)."""
     arguments = _parser().parse_args(argv)
+    if arguments.command == "campaign":
+        return _campaign(arguments, out)
     try:
         with _game_logs_to_stderr(verbose=arguments.verbose):
             operator = (connect or _connect)(arguments)
@@ -387,6 +401,27 @@ def _run(arguments: argparse.Namespace, operator: Operator, ask: Callable[[str],
 
 def _named(player: str, phone: str) -> str:
     return phone if player == phone else f"{player} ({phone})"
+
+
+def _campaign(arguments: argparse.Namespace, out: TextIO) -> int:
+    """Needs no table or queue: only the program, from the deployed function or the environment."""
+    try:
+        if arguments.stack:
+            session = locate.session(arguments.region)
+            settings = locate.from_stack(
+                session.client("cloudformation"), session.client("lambda"), arguments.stack
+            )
+            program = settings.program
+        else:
+            program = program_from_environment()
+    except _FAILURES as problem:
+        if arguments.verbose:
+            traceback.print_exception(problem, file=sys.stderr)
+        print(f"error: {_one_line(problem)}", file=sys.stderr)
+        return FAILED
+    result = campaign.registration(program)
+    out.write(json.dumps(result, indent=2) + "\n" if arguments.json else _render(result))
+    return DONE
 
 
 def _verify(arguments: argparse.Namespace, operator: Operator) -> dict[str, Any]:

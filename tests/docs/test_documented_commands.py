@@ -170,6 +170,12 @@ CLASSIFICATION: tuple[Rule, ...] = (
         expect_output="usage: python -m serverless_rps.admin",
     ),
     Rule(
+        r'(PROGRAM_NAME="[^"]+" SUPPORT_CONTACT=\S+ )?' + PY_RE + r" -m serverless_rps\.admin campaign",
+        Kind.RUN,
+        "prints the A2P 10DLC campaign form from the bot's replies; reads no table",
+        expect_output="sample messages:",
+    ),
+    Rule(
         PY_RE + r" -m serverless_rps\.admin --help",
         Kind.RUN,
         "the operator's tool's usage",

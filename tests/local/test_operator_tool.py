@@ -85,7 +85,9 @@ def test_a_stuck_outbox_and_a_dead_letter_are_found_and_repaired(tmp_path: Path)
     # Variables loaded before the stack stopped now name ports nothing listens on.
     gone = _run_admin({**variables, "AWS_MAX_ATTEMPTS": "1"}, "status")
     assert (gone.returncode, gone.stdout) == (1, "")
-    assert gone.stderr.startswith("error: no local stack is running: these variables come from one that stopped")
+    assert gone.stderr.startswith(
+        "error: no local stack is running: these variables come from one that stopped"
+    )
     assert len(gone.stderr.splitlines()) == 1
 
 

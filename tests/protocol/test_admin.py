@@ -112,7 +112,8 @@ def test_a_resend_racing_a_redelivery_waits_for_its_outbox_lease_and_never_doubl
 
     [result] = operator.resend([sid])
     assert result["result"].startswith("not sent now")
-    assert [m["to"] for m in twilio.sent_messages()].count(BOB) == 1  # bob's nick confirmation only
+    # bob's opt-in confirmation and nick confirmation only
+    assert [m["to"] for m in twilio.sent_messages()].count(BOB) == 2
 
     # The redelivery sends and records it; the resend that comes after finds nothing to send.
     operator.processor._deliver(leased, "redelivery")
@@ -292,11 +293,11 @@ def test_a_player_who_never_registered_but_was_texted_is_shown_unregistered(
 
 
 def test_player_shows_the_reply_budget_its_phone_has_spent(operator: Operator) -> None:
-    _register((ALICE, "alice"))  # one reply so far: her registration's
+    _register((ALICE, "alice"))  # two replies so far: the opt-in confirmation and her registration's
 
     alice = json.loads(_admin(operator, "player", ALICE)[1])
 
-    assert alice["reply_budget"] == {"level": 1.0, "notified": False}
+    assert alice["reply_budget"] == {"level": 2.0, "notified": False}
 
 
 # -- leases and erasure -----------------------------------------------------------------------------

@@ -167,7 +167,10 @@ def test_duplicates_inside_one_batch_are_processed_once(
     # Twilio posted the same SMS twice: two SQS messages, one MessageSid.
     event = queues.event(body, body.replace('"Body"', '"NumMedia": "0", "Body"'))
     assert _failed_ids(function.handle_batch(event, None)) == []
-    assert game.sms.to(ALICE) == [replies.nick_registered("alice")]
+    assert game.sms.to(ALICE) == [
+        replies.opt_in_confirmation(replies.Program()),
+        replies.nick_registered("alice"),
+    ]
 
 
 def test_the_game_function_reads_its_wiring_from_the_environment(

@@ -257,7 +257,13 @@ def test_strangers_asking_for_help_leave_no_trace(game: Game) -> None:
     game.text(CAROL, "help")
     game.text(CAROL, "score")
     game.text(CAROL, "games")
-    assert game.sms.to(CAROL) == [replies.help_overview(), replies.not_registered(), replies.not_registered()]
+    assert game.sms.to(CAROL) == [
+        replies.opt_in_confirmation(replies.Program()),  # the first reply a phone ever gets
+        replies.program_help(replies.Program()),
+        replies.help_overview(),
+        replies.not_registered(),
+        replies.not_registered(),
+    ]
     assert game.items(TABLES.game_state) == []
 
 
@@ -309,7 +315,7 @@ def test_old_throws_never_score_against_whoever_takes_a_quitters_place(game: Gam
     game.text(CAROL, "paper bob")
     assert game.sms.last(CAROL) == replies.throw_waiting("bob", Move.PAPER)
     game.text(ALICE, "start")
-    assert game.sms.last(ALICE) == replies.welcome_back()
+    assert game.sms.last(ALICE) == replies.opt_in_confirmation(replies.Program())
     game.text(ALICE, "nick alice2")  # the same phone returns: a new player
     game.text(ALICE, "scissors bob")
     assert game.sms.last(ALICE) == replies.throw_waiting("bob", Move.SCISSORS)

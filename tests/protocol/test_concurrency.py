@@ -156,7 +156,10 @@ def test_the_same_sms_delivered_four_times_at_once_acts_once(server_endpoint: st
             for copy, invocation in enumerate(invocations)
         ]
     )
-    assert [m.body for m in sms.sent if m.to == phone] == [replies.nick_registered("dupont")]
+    assert [m.body for m in sms.sent if m.to == phone] == [
+        replies.opt_in_confirmation(replies.Program()),
+        replies.nick_registered("dupont"),
+    ]
 
 
 def test_two_phones_claiming_one_nickname_at_once_get_one_winner(server_endpoint: str) -> None:
@@ -169,8 +172,9 @@ def test_two_phones_claiming_one_nickname_at_once_get_one_winner(server_endpoint
         lambda: _deliver_until_done(b, _message(second, "nick HIGHLANDER", "SM" + "f" * 32), deliveries),
     )
     replies_sent = sorted(m.body for m in sms.sent)
-    assert len(replies_sent) == 2
-    assert sum("Welcome" in body for body in replies_sent) == 1
+    assert len(replies_sent) == 4  # each phone's opt-in confirmation, then its answer
+    assert replies_sent.count(replies.opt_in_confirmation(replies.Program())) == 2
+    assert sum(body.startswith("Welcome,") for body in replies_sent) == 1
     assert sum("taken" in body for body in replies_sent) == 1
     client: Any = boto3.client(
         "dynamodb",

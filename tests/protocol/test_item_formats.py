@@ -188,6 +188,7 @@ def test_a_strangers_budget_lives_on_its_contact_record_until_it_registers(game:
             "notified": False,
         },
         "TTLEpochTimestamp": int(time.time() + COMPLETED_SECONDS),  # outlives the outboxes it lists
+        "opted_in_at": time.time(),  # it was sent the opt-in confirmation (an opt-out removes it)
     }
     assert contact["reply_budget"]["level"] > 0
 

@@ -80,7 +80,7 @@ def test_a_whole_game_through_the_lambda_handler_reaches_twilio(
     sent = [(message["to"], message["from"], message["body"]) for message in twilio.sent_messages()]
     assert (ALICE, BOT_NUMBER, replies.result(Outcome.WIN, Move.ROCK, Move.SCISSORS, "bob")) in sent
     assert (BOB, BOT_NUMBER, replies.result(Outcome.LOSS, Move.SCISSORS, Move.ROCK, "alice")) in sent
-    assert len(sent) == 6
+    assert len(sent) == 8  # each new player's opt-in confirmation, then the game's six
 
 
 def test_a_reply_to_an_opted_out_phone_is_recorded_and_the_message_succeeds(
@@ -95,10 +95,10 @@ def test_a_reply_to_an_opted_out_phone_is_recorded_and_the_message_succeeds(
 def test_twilio_throttling_fails_only_that_message(deployed: Any, twilio: LocalTwilioApi) -> None:
     twilio.fail_next(status=429, retry_after=3)
     response = app.lambda_handler(
-        _event(("SM" + "8" * 32, ALICE, "help"), ("SM" + "9" * 32, BOB, "help")), LambdaContext()
+        _event(("SM" + "8" * 32, ALICE, "score"), ("SM" + "9" * 32, BOB, "score")), LambdaContext()
     )
     assert response == {"batchItemFailures": [{"itemIdentifier": "sqs-SM" + "8" * 32}]}
-    assert [message["to"] for message in twilio.sent_messages()] == [BOB]
+    assert [message["to"] for message in twilio.sent_messages()] == [BOB, BOB]  # opt-in, then the answer
 
 
 def test_full_phone_numbers_and_the_token_never_reach_the_logs(

@@ -88,11 +88,12 @@ def test_a_game_counts_its_messages_by_command_and_outcome_and_every_reply_sent(
         ("Throw", "processed"): 1,
         ("Throw", "duplicate"): 1,
     }
-    assert emitted.totals["RepliesSent"] == 4
+    # Each new player's opt-in confirmation and welcome, then the throw's two replies.
+    assert emitted.totals["RepliesSent"] == 6
     assert emitted.totals["RepliesDeduplicated"] == 2, "the duplicate found both replies sent"
     assert emitted.totals["Records"] == 4
-    # SMS received -> reply accepted: the throw's two replies, each about two seconds after.
-    assert len(emitted.values["ReplyDelay"]) == 4
+    # SMS received -> reply accepted, per reply: the throw's two, each about two seconds after.
+    assert len(emitted.values["ReplyDelay"]) == 6
     assert sorted(emitted.values["ReplyDelay"])[-1] >= 2000
 
 
@@ -114,7 +115,8 @@ def test_a_reply_twilio_refuses_is_counted_as_refused(
 
     emitted = Emitted(capsys.readouterr().out)
 
-    assert (emitted.totals["RepliesRefused"], emitted.totals["RepliesSent"]) == (1, 0)
+    # The opt-in confirmation, the program's help and the commands: each refused, none sent.
+    assert (emitted.totals["RepliesRefused"], emitted.totals["RepliesSent"]) == (3, 0)
 
 
 def test_lock_contention_and_the_retry_it_causes_are_counted(
@@ -133,16 +135,17 @@ def test_lock_contention_and_the_retry_it_causes_are_counted(
 def test_replies_the_budget_holds_back_are_counted(
     deployed: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setenv("REPLY_BUDGET_BURST", "1")
+    monkeypatch.setenv("REPLY_BUDGET_BURST", "2")
     app._cold_start.cache_clear()
     counted = []
     for sid in ("7", "8", "9"):
-        _texts(("SM" + sid * 32, ALICE, "help"))
+        _texts(("SM" + sid * 32, ALICE, "score"))
         emitted = Emitted(capsys.readouterr().out)
         counted.append((emitted.totals["BudgetHits"], emitted.totals["RepliesSent"]))
 
-    # The help; over the burst, the one notice in its place; and then silence.
-    assert counted == [(0, 1), (1, 1), (1, 0)]
+    # The opt-in confirmation and the answer; over the burst, the one notice in the answer's
+    # place; and then silence.
+    assert counted == [(0, 2), (1, 1), (1, 0)]
 
 
 def test_a_redelivery_counts_the_replies_already_sent_and_times_the_ones_it_sends(

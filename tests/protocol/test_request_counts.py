@@ -14,7 +14,11 @@ from tests.conftest import ALICE, BOB, Game
 # reply budget), one commit, and per recipient of its replies one delivery record and one update of
 # the recipient's contact record (taking the message off its pending replies).
 EXPECTED = {
-    "help": (ALICE, "help", 5),  # claim, lock, commit, record, contact
+    "help": (
+        ALICE,
+        "help",
+        6,
+    ),  # claim, lock, commit, two records (the program's help, the commands), contact
     "score": (ALICE, "score", 5),
     "games": (ALICE, "games", 6),  # + batch-read counterparts
     "games while in the lobby": (ALICE, "games", 7),  # + read the lobby, without a lock

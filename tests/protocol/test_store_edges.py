@@ -194,11 +194,11 @@ def test_the_shared_records_and_a_strangers_budget_are_read_strongly_consistentl
     assert all(consistent for _, consistent in reads), reads
 
 
-def test_a_strangers_lock_reads_nothing_but_the_budget_of_its_contact_record(game: Game) -> None:
+def test_a_strangers_lock_reads_nothing_but_the_budget_and_opt_in_of_its_contact_record(game: Game) -> None:
     """A contact record also lists the outboxes waiting with replies to the number, which can be
-    many keys: the lock asks DynamoDB for the budget alone. (The read costs the same capacity
-    either way, DynamoDB charges by the whole item's size; the answer the function waits for and
-    parses stays small.)"""
+    many keys: the lock asks DynamoDB for the budget and the opt-in marker alone. (The read costs
+    the same capacity either way, DynamoDB charges by the whole item's size; the answer the
+    function waits for and parses stays small.)"""
     game.text(STRANGER, "score")  # a contact record with a budget and an expiry
     answers: list[set[str]] = []
 
@@ -211,7 +211,7 @@ def test_a_strangers_lock_reads_nothing_but_the_budget_of_its_contact_record(gam
     finally:
         game.dynamodb.meta.events.unregister("after-call.dynamodb.GetItem", note_answer)
     assert locked.budget is not None
-    assert answers == [{"reply_budget"}]
+    assert answers == [{"reply_budget", "opted_in_at"}]
 
 
 # -- partial answers --------------------------------------------------------------------------------

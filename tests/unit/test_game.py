@@ -571,6 +571,7 @@ def test_opt_out_deletes_the_player_and_every_entry_about_them() -> None:
         replies=(Reply(CAROL, replies.opponent_left("Alice")),),
         players={ALICE: None, BOB: bob, CAROL: carol},
         release_nickname="allce",
+        opt_in={ALICE: False},
     )
 
 
@@ -600,9 +601,43 @@ def test_opt_out_tells_the_latest_throws_first_when_not_every_goodbye_fits_its_t
 def test_opt_out_skips_counterparts_that_are_gone_and_replies_nothing() -> None:
     thrower, _ = _thrown(alice, bob, Move.ROCK)
     assert game.opt_out(ALICE, thrower, {BOB: None}, NOW, LIMITS) == Decision(
-        players={ALICE: None}, release_nickname="allce"
+        players={ALICE: None}, release_nickname="allce", opt_in={ALICE: False}
     )
-    assert game.opt_out(ALICE, None, {}, NOW, LIMITS) == Decision()
+    assert game.opt_out(ALICE, None, {}, NOW, LIMITS) == Decision(opt_in={ALICE: False})
+
+
+PROGRAM = replies.Program("Acme RPS", "help@acme.example")
+
+
+def test_an_opt_out_twilio_did_not_answer_sends_one_confirmation_first_then_the_goodbyes() -> None:
+    alice_challenged, bob_threw = _thrown(bob, alice, Move.ROCK)[::-1]
+    confirmation = replies.opt_out_confirmation(PROGRAM)
+    decision = game.opt_out(ALICE, alice_challenged, {BOB: bob_threw}, NOW, LIMITS, confirmation=confirmation)
+    assert decision.replies == (
+        Reply(ALICE, confirmation, opt_out_confirmation=True),
+        Reply(BOB, replies.opponent_left("Alice")),
+    )
+    # A phone with no record that opts out is confirmed too, and forgets its opt-in.
+    assert game.opt_out(ALICE, None, {}, NOW, LIMITS, confirmation=confirmation) == Decision(
+        replies=(Reply(ALICE, confirmation, opt_out_confirmation=True),), opt_in={ALICE: False}
+    )
+
+
+def test_the_first_reply_to_a_phone_is_the_opt_in_confirmation_then_the_answer() -> None:
+    answered = game.reply_only(ALICE, replies.unknown_command())
+    assert game.with_opt_in_confirmation(answered, ALICE, PROGRAM) == Decision(
+        replies=(Reply(ALICE, replies.opt_in_confirmation(PROGRAM)), Reply(ALICE, replies.unknown_command())),
+        opt_in={ALICE: True},
+    )
+
+
+def test_no_opt_in_confirmation_where_the_decision_settles_consent_or_answers_nothing() -> None:
+    opted_out = game.opt_out(ALICE, None, {}, NOW, LIMITS, confirmation="bye")
+    assert game.with_opt_in_confirmation(opted_out, ALICE, PROGRAM) == opted_out
+    started = game.opt_in(ALICE, PROGRAM)
+    assert game.with_opt_in_confirmation(started, ALICE, PROGRAM) == started
+    assert started.replies == (Reply(ALICE, replies.opt_in_confirmation(PROGRAM)),)
+    assert game.with_opt_in_confirmation(Decision(), ALICE, PROGRAM) == Decision()
 
 
 def test_a_record_without_one_phone_keeps_the_others_and_pruning_drops_what_expired() -> None:

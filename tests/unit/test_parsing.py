@@ -33,8 +33,8 @@ from serverless_rps.rules import Move
 @pytest.mark.parametrize(
     ("body", "command"),
     [
-        ("help", ShowHelp(replies.help_overview())),
-        ("?", ShowHelp(replies.help_overview())),
+        ("help", ShowHelp(replies.help_overview(), overview=True)),
+        ("?", ShowHelp(replies.help_overview(), overview=True)),
         ("HELP throw", ShowHelp(replies.help_topic("throw") or "")),
         ("nick Alice", SetNickname("Alice")),
         ("  name   bob_2  ", SetNickname("bob_2")),
@@ -161,6 +161,22 @@ def test_every_opt_out_word_in_every_typed_form_opts_out(word: str) -> None:
         assert parse(body) == expected, repr(body)
 
 
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ("STOP", OptOut(False, "keyword")),
+        ("  Quit\n", OptOut(False, "keyword")),  # Twilio matches it as typed: it answered
+        ("Stop.", OptOut(True, "keyword-as-typed")),  # it may not have: the bot confirms
+        ("ＳＴＯＰ", OptOut(True, "keyword-as-typed")),
+        ("st\u200bop", OptOut(True, "keyword-as-typed")),
+    ],
+)
+def test_an_opt_out_twilio_may_not_have_answered_asks_for_the_one_confirmation(
+    body: str, expected: OptOut
+) -> None:
+    assert parse(body) == expected
+
+
 @pytest.mark.parametrize("word", ["START", "UNSTOP", "YES"])
 def test_every_opt_in_word_in_typed_forms_opts_in(word: str) -> None:
     for body in typed_forms(word):
@@ -169,7 +185,7 @@ def test_every_opt_in_word_in_typed_forms_opts_in(word: str) -> None:
 
 @pytest.mark.parametrize("body", ["help", "Help.", "HELP?", "info", "ＨＥＬＰ", "h\u200belp", "?", " ?? "])
 def test_help_words_as_typed_show_the_overview(body: str) -> None:
-    assert parse(body) == ShowHelp(replies.help_overview())
+    assert parse(body) == ShowHelp(replies.help_overview(), overview=True)
 
 
 @given(
@@ -224,7 +240,7 @@ def test_an_unknown_or_missing_verdict_counts_as_absent(opt_out_type: str | None
         assert parse(body, opt_out_type=opt_out_type) == parse(body)
     assert parse("STOP", opt_out_type="UNKNOWN") == OptOut()
     assert parse("start", opt_out_type="UNKNOWN") == OptIn()
-    assert parse("help", opt_out_type="UNKNOWN") == ShowHelp(replies.help_overview())
+    assert parse("help", opt_out_type="UNKNOWN") == ShowHelp(replies.help_overview(), overview=True)
 
 
 @pytest.mark.parametrize(

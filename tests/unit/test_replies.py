@@ -16,11 +16,18 @@ from serverless_rps import replies
 from serverless_rps.parsing import is_valid_nickname
 from serverless_rps.rules import Move, Outcome
 
+_GSM7 = "".join(sorted(replies.GSM7_BASIC - {"\n", "\r"}))
+programs = st.builds(
+    replies.Program,
+    st.text(_GSM7, min_size=1, max_size=replies.PROGRAM_NAME_LIMIT),
+    st.text(_GSM7, min_size=1, max_size=replies.SUPPORT_CONTACT_LIMIT),
+)
 nicknames = st.from_regex(r"[A-Za-z0-9_]{3,15}", fullmatch=True).filter(is_valid_nickname)
 ARGUMENT_STRATEGIES: dict[Any, st.SearchStrategy[Any]] = {
     str: nicknames,
     Move: st.sampled_from(Move),
     Move | None: st.none() | st.sampled_from(Move),
+    replies.Program: programs,
     Outcome: st.sampled_from(Outcome),
     int: st.integers(min_value=-99_999, max_value=99_999),
     str | None: st.none() | nicknames,
@@ -81,6 +88,10 @@ def test_worst_case_names_still_fit() -> None:
         replies.top_with_rank([(longest, 10**9)] * 20, 10**9, 10**9),
         replies.top_unranked([(longest, 10**9)] * 20),
         replies.nick_taken_look_alike(longest, longest),
+        *(
+            reply(replies.Program("W" * replies.PROGRAM_NAME_LIMIT, "W" * replies.SUPPORT_CONTACT_LIMIT))
+            for reply in (replies.opt_in_confirmation, replies.program_help, replies.opt_out_confirmation)
+        ),
     ):
         assert replies.is_single_segment(text), text
 

@@ -31,6 +31,14 @@ def test_the_reply_past_the_burst_becomes_one_notice_then_silence() -> None:
     assert spent[ALICE].notified
 
 
+def test_an_opt_out_confirmation_past_the_burst_is_withheld_never_swapped_for_the_notice() -> None:
+    full = ReplyBudget(level=3.0, updated_at=100.0)
+    confirmation = Decision(replies=(Reply(ALICE, "unsubscribed", opt_out_confirmation=True),))
+    decision, spent = apply_budget(confirmation, {ALICE: full}, 100.0, POLICY)
+    assert decision.replies == ()
+    assert spent[ALICE] == full  # nothing sent, nothing charged, and no notice owed
+
+
 def test_a_notified_phone_stays_silent_until_its_bucket_is_empty() -> None:
     notified = ReplyBudget(level=4.0, updated_at=100.0, notified=True)
     decision, _ = apply_budget(_decision(ALICE), {ALICE: notified}, 125.0, POLICY)  # 1.5 left

@@ -14,6 +14,7 @@ import pytest
 from serverless_rps import replies
 from serverless_rps.rules import Move, Outcome
 
+PROGRAM = replies.Program("Acme RPS", "help@acme.example")
 FIFTEEN = [letter * 15 for letter in "abcdefgh"]  # eight longest nicknames
 HOUR = 60 * 60
 DAY = 24 * HOUR
@@ -368,7 +369,23 @@ CASES: list[tuple[str, Callable[[], str | None], str | None]] = [
         "That's a lot of texts! To keep this game free, I'll stay quiet for about 20 min. "
         "Your moves still count.",
     ),
-    ("welcome back", replies.welcome_back, "Welcome back! Text NICK and a name to play again."),
+    (
+        "opt-in confirmation",
+        lambda: replies.opt_in_confirmation(PROGRAM),
+        "Welcome to Acme RPS! Msg frequency depends on your play. Msg & data rates may apply. "
+        "Reply HELP for help, STOP to opt out.",
+    ),
+    (
+        "program help",
+        lambda: replies.program_help(PROGRAM),
+        "Acme RPS: rock-paper-scissors. Support: help@acme.example. "
+        "Msg & data rates may apply. Reply STOP to opt out.",
+    ),
+    (
+        "opt-out confirmation",
+        lambda: replies.opt_out_confirmation(PROGRAM),
+        "Acme RPS: you are unsubscribed and will get no more messages. Reply START to rejoin.",
+    ),
     (
         "help",
         replies.help_overview,

@@ -1,0 +1,89 @@
+"""What an A2P 10DLC campaign registration asks for, built from the bot's own replies.
+
+`python -m serverless_rps.admin campaign` prints it: the use case's description, how a player
+opts in, sample messages and the keywords with their exact replies. Every text here comes from
+`replies` with the configured program, and the keywords from `parsing`, so the form says what the
+bot sends; tests/protocol/test_campaign.py drives the real processor and compares.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from serverless_rps import parsing, replies
+from serverless_rps.replies import Program
+from serverless_rps.rules import Move, Outcome
+
+__all__ = ["SAMPLE_NICKNAMES", "registration", "sample_messages"]
+
+# The nicknames the sample messages use (a played-out game between them).
+SAMPLE_NICKNAMES = ("alice", "bob")
+
+
+def sample_messages(program: Program) -> list[str]:
+    """Real replies, in the order a new player meets them."""
+    alice, bob = SAMPLE_NICKNAMES
+    return [
+        replies.opt_in_confirmation(program),
+        replies.nick_registered(alice),
+        replies.challenged(bob),
+        replies.throw_waiting(bob, Move.ROCK),
+        replies.result(Outcome.WIN, Move.ROCK, Move.SCISSORS, bob),
+        replies.program_help(program),
+        replies.opt_out_confirmation(program),
+    ]
+
+
+def _keywords(words: frozenset[str]) -> str:
+    return ", ".join(sorted(word.upper() for word in words if word.isalpha()))
+
+
+def registration(program: Program) -> dict[str, Any]:
+    """The campaign form's fields, as plain values (the tool prints them as text or JSON)."""
+    return {
+        "program": program.name,
+        "support contact": program.support,
+        "use case description": (
+            f"{program.name} is a rock-paper-scissors game played by SMS. A player texts the number "
+            "to join and play; the bot answers each text (nickname, throws, scores, help) and tells "
+            "a player when someone they play answers or challenges them. No marketing, no links, "
+            "no third-party content."
+        ),
+        "message flow (how a player opts in)": (
+            "The player opts in by texting the game's number first (any text, e.g. HELP or NICK "
+            "alice), having found the number where the operator publishes it. The bot never texts "
+            "a number that has not texted it. The first reply a number gets is the opt-in "
+            "confirmation (the first sample), and START after an opt-out gets it again."
+        ),
+        "message frequency": "depends on play: one reply per text, plus challenges and results",
+        "embedded links": "no",
+        "embedded phone numbers": "no",
+        "age-gated content": "no",
+        "sample messages": [
+            {"sample": number, "message": text} for number, text in enumerate(sample_messages(program), 1)
+        ],
+        "keywords": [
+            {
+                "kind": "opt-in",
+                "keywords": _keywords(parsing.OPT_IN_WORDS),
+                "reply": replies.opt_in_confirmation(program),
+            },
+            {
+                "kind": "opt-out",
+                "keywords": _keywords(parsing.OPT_OUT_WORDS),
+                "reply": replies.opt_out_confirmation(program),
+            },
+            {
+                "kind": "help",
+                "keywords": _keywords(parsing.HELP_WORDS),
+                "reply": replies.program_help(program),
+            },
+        ],
+        "opt-out note": (
+            "Twilio answers the exact opt-out keywords itself (its default text, or the Advanced "
+            "Opt-Out text you set); the bot sends the opt-out reply above, once, for an opt-out "
+            "Twilio may not have answered (a keyword typed with punctuation or full-width letters, "
+            "or a request to stop in other words). HELP gets the help reply, then a second SMS "
+            "listing the game's commands."
+        ),
+    }

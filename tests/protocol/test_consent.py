@@ -1,0 +1,256 @@
+"""Consent as a player meets it: the opt-in confirmation on a phone's first reply, HELP naming the
+program, and the one confirmation of an opt-out Twilio did not answer itself (`Stop.`, `ＳＴＯＰ`, or
+any `OptOut(confirm=True)`): sent once, first, within five minutes or never, and leaving the
+number in no item of any table."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from serverless_rps import processing, replies
+from serverless_rps.parsing import OptOut
+from serverless_rps.processing import DROPPED_LATE, OPT_OUT_CONFIRMATION_SECONDS, Result
+from serverless_rps.replies import Program
+from tests.conftest import ALICE, BOB, IN_PROGRESS_SECONDS, TABLES, Game, opted_out, transient_failure
+from tests.protocol.test_failure_visibility import json_log_lines
+
+PROGRAM = Program()  # what the processor sends when nothing is configured
+WELCOME = replies.opt_in_confirmation(PROGRAM)
+CONFIRMATION = replies.opt_out_confirmation(PROGRAM)
+CONFIRMED_OPT_OUTS = ["Stop.", "ＳＴＯＰ", "quit!", "s\u200btop"]
+
+
+def _items_holding(game: Game, phone: str) -> list[dict[str, Any]]:
+    return [
+        item
+        for table in (TABLES.game_state, TABLES.nickname, TABLES.idempotency)
+        for item in game.items(table)
+        if phone in json.dumps(item)
+    ]
+
+
+def _alice_challenged_by_bob(game: Game) -> None:
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    game.text(BOB, "rock alice")
+
+
+def test_the_first_reply_a_phone_ever_gets_is_the_opt_in_confirmation_then_its_answer(game: Game) -> None:
+    game.text(ALICE, "help")
+    game.text(ALICE, "score")
+    game.text(ALICE, "nick alice")
+    assert game.sms.to(ALICE) == [
+        WELCOME,
+        replies.program_help(PROGRAM),
+        replies.help_overview(),
+        replies.not_registered(),
+        replies.nick_registered("alice"),
+    ]
+
+
+def test_a_new_players_first_text_gets_the_opt_in_confirmation_whatever_it_says(game: Game) -> None:
+    game.text(ALICE, "nick alice")
+    assert game.sms.to(ALICE) == [WELCOME, replies.nick_registered("alice")]
+
+
+def test_help_names_the_program_its_support_and_stop_then_lists_the_commands(game: Game) -> None:
+    game.register((ALICE, "alice"))
+    sent = len(game.sms.to(ALICE))
+    game.text(ALICE, "HELP")
+    assert game.sms.to(ALICE)[sent:] == [replies.program_help(PROGRAM), replies.help_overview()]
+    assert "Msg & data rates may apply" in replies.program_help(PROGRAM)
+
+
+@pytest.mark.parametrize("body", CONFIRMED_OPT_OUTS)
+def test_an_opt_out_twilio_may_not_have_answered_gets_one_confirmation_and_erases(
+    game: Game, body: str
+) -> None:
+    _alice_challenged_by_bob(game)
+    sent_to_alice = len(game.sms.to(ALICE))
+
+    game.text(ALICE, body)
+
+    assert game.sms.to(ALICE)[sent_to_alice:] == [CONFIRMATION]
+    assert game.sms.last(BOB) == replies.opponent_left("alice")  # the same goodbye as STOP's
+    assert _items_holding(game, ALICE) == []
+    assert game.player(ALICE) is None
+    assert game.nickname_row("alice") is None
+
+
+def test_a_stop_twilio_answered_gets_no_confirmation_from_the_bot(game: Game) -> None:
+    _alice_challenged_by_bob(game)
+    sent_to_alice = len(game.sms.to(ALICE))
+    game.text(ALICE, "STOP")
+    assert game.sms.to(ALICE)[sent_to_alice:] == []
+    assert _items_holding(game, ALICE) == []
+
+
+def test_a_stranger_who_opts_out_is_confirmed_and_leaves_no_number(game: Game) -> None:
+    game.text(ALICE, "Stop.")
+    assert game.sms.to(ALICE) == [CONFIRMATION]  # no opt-in confirmation before an opt-out
+    assert _items_holding(game, ALICE) == []
+
+
+def test_a_duplicate_and_a_late_redelivery_never_send_a_second_confirmation(game: Game, clock: Any) -> None:
+    _alice_challenged_by_bob(game)
+    message = game.inbound(ALICE, "Stop.")
+    assert game.processor.process(message) is Result.PROCESSED
+    assert game.processor.process(message) is Result.DUPLICATE  # Twilio's second POST
+    clock.tick(3 * 24 * 60 * 60)
+    assert game.processor.process(message) is Result.DUPLICATE  # redriven days later
+    assert game.sms.to(ALICE).count(CONFIRMATION) == 1
+    assert _items_holding(game, ALICE) == []
+
+
+def test_nothing_else_reaches_the_number_until_it_texts_again(game: Game) -> None:
+    _alice_challenged_by_bob(game)
+    game.text(ALICE, "ＳＴＯＰ")
+    sent_to_alice = len(game.sms.to(ALICE))
+    game.text(BOB, "paper alice")  # her nickname is gone: no challenge can reach her
+    game.text(BOB, "throw rock")  # nor a lobby pairing
+    assert len(game.sms.to(ALICE)) == sent_to_alice
+    game.text(ALICE, "start")  # START after an opt-out: the opt-in confirmation again, once
+    game.text(ALICE, "score")
+    assert game.sms.to(ALICE)[sent_to_alice:] == [WELCOME, replies.not_registered()]
+
+
+def test_texting_again_after_an_opt_out_gets_the_opt_in_confirmation_first(game: Game) -> None:
+    game.register((ALICE, "alice"))
+    game.text(ALICE, "STOP")
+    sent_to_alice = len(game.sms.to(ALICE))
+    game.text(ALICE, "nick alice")
+    assert game.sms.to(ALICE)[sent_to_alice:] == [WELCOME, replies.nick_registered("alice")]
+
+
+def test_a_number_twilio_blocked_has_its_refusal_recorded_and_gets_nothing_twice(
+    game: Game, clock: Any
+) -> None:
+    _alice_challenged_by_bob(game)
+    game.sms.fail_next(opted_out())  # Twilio matched the opt-out itself after all: 21610
+    message = game.inbound(ALICE, "Stop.")
+    game.processor.process(message)
+    clock.tick(IN_PROGRESS_SECONDS + 1)
+    assert game.processor.process(message) is Result.DUPLICATE
+    assert CONFIRMATION not in game.sms.to(ALICE)
+    record = game.store.read_completed(message.idempotency_key)
+    assert record is not None
+    assert record.delivered[0] == "refused:21610"
+    assert game.sms.to(BOB).count(replies.opponent_left("alice")) == 1
+    assert _items_holding(game, ALICE) == []
+
+
+def test_a_confirmation_that_cannot_go_out_within_five_minutes_is_dropped_and_logged(
+    game: Game, clock: Any
+) -> None:
+    _alice_challenged_by_bob(game)
+    game.sms.fail_next(transient_failure())  # Twilio is down when the opt-out commits
+    message = game.inbound(ALICE, "Stop.")
+    with pytest.raises(Exception, match="503"):
+        game.processor.process(message)
+    assert _items_holding(game, ALICE), "the confirmation waits in the outbox for its retry"
+    assert replies.opponent_left("alice") not in game.sms.to(BOB)
+
+    clock.tick(OPT_OUT_CONFIRMATION_SECONDS + 1)  # the redelivery comes too late
+    with json_log_lines() as lines:
+        assert game.processor.process(message) is Result.RESENT
+
+    assert CONFIRMATION not in game.sms.to(ALICE)
+    assert game.sms.last(BOB) == replies.opponent_left("alice")  # the goodbye still goes
+    record = game.store.read_completed(message.idempotency_key)
+    assert record is not None
+    assert record.delivered[0] == DROPPED_LATE
+    assert _items_holding(game, ALICE) == []
+    dropped = [line for line in lines if line["message"] == "opt-out confirmation dropped: too late to send"]
+    assert [line["to"] for line in dropped] == ["+*******0001"]
+
+
+@pytest.mark.parametrize("failing", ["the confirmation", "the goodbye"])
+def test_a_reply_twilio_did_not_take_is_sent_by_the_redelivery_and_the_confirmation_once(
+    game: Game, clock: Any, failing: str
+) -> None:
+    _alice_challenged_by_bob(game)
+    game.sms.fail_next(
+        *([transient_failure()] if failing == "the confirmation" else [None, transient_failure()])
+    )
+    message = game.inbound(ALICE, "Stop.")
+    with pytest.raises(Exception, match="503"):
+        game.processor.process(message)
+    if failing == "the goodbye":
+        assert _items_holding(game, ALICE) == [], "sent: its number left the outbox before it went"
+
+    clock.tick(IN_PROGRESS_SECONDS + 1)
+    assert game.processor.process(message) is Result.RESENT
+    assert game.processor.process(message) is Result.DUPLICATE
+    assert game.sms.to(ALICE).count(CONFIRMATION) == 1
+    assert game.sms.to(BOB).count(replies.opponent_left("alice")) == 1
+    assert _items_holding(game, ALICE) == []
+
+
+def test_a_death_between_marking_the_confirmation_and_sending_it_never_sends_it_twice(
+    game: Game, clock: Any
+) -> None:
+    """At most once: the mark is written before Twilio is asked, so a death after Twilio took it
+    (or before) leaves a redelivery that sends nothing more to the number, and drops the outbox."""
+    game.register((ALICE, "alice"))
+    sent_to_alice = len(game.sms.to(ALICE))
+    message = game.inbound(ALICE, "Stop.")
+    game.store.record_delivery = _dies  # type: ignore[method-assign]  # dies right after Twilio took it
+    with pytest.raises(_Died):
+        game.processor.process(message)
+    del game.store.record_delivery
+    assert game.sms.to(ALICE)[sent_to_alice:] == [CONFIRMATION]
+
+    clock.tick(IN_PROGRESS_SECONDS + 1)
+    assert game.processor.process(message) is Result.DUPLICATE
+    assert game.sms.to(ALICE)[sent_to_alice:] == [CONFIRMATION]
+    assert _items_holding(game, ALICE) == []
+
+
+class _Died(BaseException):
+    """The invocation died (no clean-up runs)."""
+
+
+def _dies(*args: object) -> None:
+    raise _Died
+
+
+def test_each_opt_out_is_logged_once_with_its_rule_and_a_masked_number(game: Game, clock: Any) -> None:
+    game.register((ALICE, "alice"))
+    message = game.inbound(ALICE, "Stop.")
+    with json_log_lines() as lines:
+        game.processor.process(message)
+        clock.tick(IN_PROGRESS_SECONDS + 1)
+        game.processor.process(message)
+    audits = [line for line in lines if line["message"] == "audit"]
+    assert [(line["decision"], line["rule"], line["confirm"], line["sender"]) for line in audits] == [
+        ("opt-out", "keyword-as-typed", True, "+*******0001")
+    ]
+    assert ALICE not in json.dumps(lines)
+
+
+def test_any_rule_that_asks_for_a_confirmation_gets_the_same_flow(
+    game: Game, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the free-text classifier's opt-outs will be: an OptOut with confirm and its own rule."""
+    _alice_challenged_by_bob(game)
+    monkeypatch.setattr(processing, "parse", lambda body, opt_out_type=None: OptOut(True, "stop-texting-me"))
+    with json_log_lines() as lines:
+        game.text(ALICE, "please stop texting me")
+    assert game.sms.last(ALICE) == CONFIRMATION
+    assert game.sms.last(BOB) == replies.opponent_left("alice")
+    assert _items_holding(game, ALICE) == []
+    assert [line["rule"] for line in lines if line["message"] == "audit"] == ["stop-texting-me"]
+
+
+def test_a_full_reply_budget_withholds_the_confirmation_and_sends_no_notice_instead(game: Game) -> None:
+    game.register((ALICE, "alice"))
+    for _ in range(70):  # far past the burst: alice has had her notice
+        game.text(ALICE, "score")
+    sent_to_alice = len(game.sms.to(ALICE))
+    with json_log_lines() as lines:
+        game.text(ALICE, "Stop.")
+    assert game.sms.to(ALICE)[sent_to_alice:] == []
+    assert any(line["message"] == "opt-out confirmation withheld by the reply budget" for line in lines)
+    assert _items_holding(game, ALICE) == []
