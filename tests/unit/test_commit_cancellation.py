@@ -14,7 +14,7 @@ import pytest
 from botocore.exceptions import ClientError
 
 from serverless_rps.exceptions import ClaimLost, LockLost, StaleRead, StoreUnavailable
-from serverless_rps.game_store import _raise_for_cancellation
+from serverless_rps.game_store.store import _raise_for_cancellation
 
 KINDS = ["lock", "lock", "nickname", "claim"]
 
