@@ -32,65 +32,46 @@ import hashlib
 import hmac
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from decimal import Decimal
 from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
 from serverless_rps.exceptions import (
     ClaimHeldElsewhere,
-    ClaimLost,
-    ConfigurationProblem,
     LockContended,
-    LockLost,
     StaleRead,
-    StoreUnavailable,
 )
 from serverless_rps.game import (
-    LEADERBOARD,
-    LOBBY,
-    Challenge,
     Decision,
-    LastOpponent,
-    Leaderboard,
-    Lobby,
-    LobbyEntry,
-    PendingThrow,
     Player,
-    Ranking,
     SharedRecord,
     is_shared_key,
-    shared_record,
+)
+from serverless_rps.game_store.errors import is_condition_failure, raise_for_cancellation, translated
+from serverless_rps.game_store.items import (
+    BATCH_GET_LIMIT,
+    budget_from,
+    budget_value,
+    completed_record,
+    lease_value,
+    lock_value,
+    number,
+    player_from_item,
+    player_to_item,
+    shared_from_item,
+    shared_to_item,
+    sms_value,
 )
 from serverless_rps.observability import logger, mask_phone
 from serverless_rps.ports import Claim, CompletedRecord, LockedPlayer, OutboundSms
 from serverless_rps.reply_budget import ReplyBudget
-from serverless_rps.rules import Move
 
 __all__ = ["DynamoGameStore", "PlayerRow", "StoredMessage", "TableNames"]
 
 IN_PROGRESS = "IN_PROGRESS"
 COMPLETED = "COMPLETED"
-# BatchGetItem takes at most 100 keys; a player has at most 20 + 50 counterparts (game.Limits).
-_BATCH_GET_LIMIT = 100
 CONTACT_PREFIX = "contact#"
-# What a missing table, a missing permission or bad credentials look like: an operator must act.
-CONFIGURATION_ERROR_CODES = frozenset(
-    {
-        "ResourceNotFoundException",
-        "AccessDeniedException",
-        "UnrecognizedClientException",
-        "InvalidSignatureException",
-        "MissingAuthenticationTokenException",
-        "ExpiredTokenException",
-        "KMSAccessDeniedException",
-        "KMSDisabledException",
-        "KMSNotFoundException",
-    }
-)
-_REQUEST_ERROR_CODES = frozenset({"ValidationException", "SerializationException"})
 # What an erased reply's number and body become, and how its fate is recorded: never sent.
 ERASED = "erased"
 
@@ -159,7 +140,7 @@ class DynamoGameStore:
         #
         # A COMPLETED record is never overwritten: its message's effect has happened.
         expiry = now + self._in_progress_expiry
-        with _translated("claim the message"):
+        with translated("claim the message"):
             try:
                 self._dynamodb.put_item(
                     TableName=self._tables.idempotency,
@@ -167,32 +148,32 @@ class DynamoGameStore:
                         "messageId": {"S": key},
                         "status": {"S": IN_PROGRESS},
                         "attempt_id": {"S": attempt_id},
-                        "in_progress_expiration": _number(expiry),
-                        "TTLEpochTimestamp": _number(int(now + self._completed_lifetime)),
+                        "in_progress_expiration": number(expiry),
+                        "TTLEpochTimestamp": number(int(now + self._completed_lifetime)),
                     },
                     ConditionExpression=(
                         "attribute_not_exists(messageId) OR "
                         "(#status = :in_progress AND in_progress_expiration < :now)"
                     ),
                     ExpressionAttributeNames={"#status": "status"},
-                    ExpressionAttributeValues={":in_progress": {"S": IN_PROGRESS}, ":now": _number(now)},
+                    ExpressionAttributeValues={":in_progress": {"S": IN_PROGRESS}, ":now": number(now)},
                     ReturnValuesOnConditionCheckFailure="ALL_OLD",
                 )
             except ClientError as exc:
-                if not _is_condition_failure(exc):
+                if not is_condition_failure(exc):
                     raise
                 existing: dict[str, Any] | None = exc.response.get("Item")  # type: ignore[assignment]
                 existing = existing or self._get_idempotency_item(key)
                 if existing is None:  # deleted in between (abandoned): let the retry claim it
                     raise ClaimHeldElsewhere("claim vanished while checking it", retry_after=0) from exc
                 if existing["status"]["S"] == COMPLETED:
-                    return _completed_record(key, existing)
+                    return completed_record(key, existing)
                 remaining = float(existing["in_progress_expiration"]["N"]) - now
                 raise ClaimHeldElsewhere("another attempt is processing this message", remaining) from exc
         return Claim(key, attempt_id)
 
     def abandon(self, claim: Claim) -> None:
-        with _translated("abandon the claim"):
+        with translated("abandon the claim"):
             try:
                 self._dynamodb.delete_item(
                     TableName=self._tables.idempotency,
@@ -205,7 +186,7 @@ class DynamoGameStore:
                     },
                 )
             except ClientError as exc:
-                if not _is_condition_failure(exc):
+                if not is_condition_failure(exc):
                     raise
                 # Not ours any more (taken over) or completed after all: nothing to give up.
 
@@ -219,7 +200,7 @@ class DynamoGameStore:
         #
         # The record is read again in the request that takes the lease: the copy read at claim
         # time may predate deliveries that the previous holder recorded before letting go.
-        with _translated("lease the outbox"):
+        with translated("lease the outbox"):
             try:
                 response = self._dynamodb.update_item(
                     TableName=self._tables.idempotency,
@@ -228,20 +209,20 @@ class DynamoGameStore:
                     ConditionExpression="#status = :completed AND outbox_lease.expires_at < :now",
                     ExpressionAttributeNames={"#status": "status"},
                     ExpressionAttributeValues={
-                        ":lease": _lease_value(attempt_id, now + self._lease),
+                        ":lease": lease_value(attempt_id, now + self._lease),
                         ":completed": {"S": COMPLETED},
-                        ":now": _number(now),
+                        ":now": number(now),
                     },
                     ReturnValues="ALL_NEW",
                 )
             except ClientError as exc:
-                if _is_condition_failure(exc):
+                if is_condition_failure(exc):
                     return None
                 raise
-        return _completed_record(record.key, response["Attributes"])
+        return completed_record(record.key, response["Attributes"])
 
     def release_outbox(self, key: str, attempt_id: str) -> None:
-        with _translated("release the outbox"):
+        with translated("release the outbox"):
             try:
                 self._dynamodb.update_item(
                     TableName=self._tables.idempotency,
@@ -249,10 +230,10 @@ class DynamoGameStore:
                     UpdateExpression="SET outbox_lease.expires_at = :expired",
                     ConditionExpression="outbox_lease.#owner = :me",
                     ExpressionAttributeNames={"#owner": "owner"},
-                    ExpressionAttributeValues={":me": {"S": attempt_id}, ":expired": _number(0)},
+                    ExpressionAttributeValues={":me": {"S": attempt_id}, ":expired": number(0)},
                 )
             except ClientError as exc:
-                if not _is_condition_failure(exc):
+                if not is_condition_failure(exc):
                     raise
 
     def record_delivery(self, record: CompletedRecord, index: int, outcome: str) -> None:
@@ -266,7 +247,7 @@ class DynamoGameStore:
         if last:
             dropped, more, _ = self._outbox_dropped(record)
             sets, values = sets + dropped, {**values, **more}
-        with _translated("record a delivery"):
+        with translated("record a delivery"):
             response = self._dynamodb.update_item(
                 TableName=self._tables.idempotency,
                 Key={"messageId": {"S": record.key}},
@@ -276,7 +257,7 @@ class DynamoGameStore:
                 ExpressionAttributeValues=values,
                 ReturnValues="ALL_NEW",
             )
-        written = _completed_record(record.key, response["Attributes"])
+        written = completed_record(record.key, response["Attributes"])
         if last or (written.outbox and not written.undelivered()):
             self.finish(written)
 
@@ -286,7 +267,7 @@ class DynamoGameStore:
         attempt did not."""
         if record.outbox:
             sets, values, _ = self._outbox_dropped(record)
-            with _translated("drop a sent outbox"):
+            with translated("drop a sent outbox"):
                 try:
                     self._dynamodb.update_item(
                         TableName=self._tables.idempotency,
@@ -296,7 +277,7 @@ class DynamoGameStore:
                         ExpressionAttributeValues=values,
                     )
                 except ClientError as exc:
-                    if not _is_condition_failure(exc):
+                    if not is_condition_failure(exc):
                         raise
             record = replace(record, recipients=tuple(self._recipient_contacts(record)))
         for contact in record.recipients:
@@ -312,7 +293,7 @@ class DynamoGameStore:
         if erased is not None:
             contacts = [contact for contact in contacts if contact != self.contact_id(erased)]
         sets = ["outbox_size = :size", *(["recipients = :contacts"] if contacts else [])]
-        values: dict[str, Any] = {":size": _number(len(record.outbox))}
+        values: dict[str, Any] = {":size": number(len(record.outbox))}
         if contacts:
             values[":contacts"] = {"SS": contacts}
         return sets, values, contacts
@@ -332,7 +313,7 @@ class DynamoGameStore:
                 ExpressionAttributeValues={":keys": {"SS": list(keys)}},
             )
         except ClientError as exc:
-            if not _is_condition_failure(exc):
+            if not is_condition_failure(exc):
                 logger.warning("could not update a contact's pending replies", extra={"error": repr(exc)})
         except BotoCoreError as exc:
             logger.warning("could not update a contact's pending replies", extra={"error": repr(exc)})
@@ -345,7 +326,7 @@ class DynamoGameStore:
         # the entry still holds the number. A sender already holding the outbox lease may still
         # send to the number: the carrier refuses it (the phone opted out), and that refusal is
         # what gets recorded.
-        with _translated("read a contact"):
+        with translated("read a contact"):
             response = self._dynamodb.get_item(
                 TableName=self._tables.idempotency,
                 Key={"messageId": {"S": self.contact_id(phone)}},
@@ -353,8 +334,8 @@ class DynamoGameStore:
                 ConsistentRead=True,
             )
         keys = sorted(response.get("Item", {}).get("pending_replies", {}).get("SS", []))
-        for start in range(0, len(keys), _BATCH_GET_LIMIT):
-            for item in self._get_records(keys[start : start + _BATCH_GET_LIMIT]):
+        for start in range(0, len(keys), BATCH_GET_LIMIT):
+            for item in self._get_records(keys[start : start + BATCH_GET_LIMIT]):
                 self._erase_from_outbox(item, phone)
         if keys:
             self._forget_pending(self.contact_id(phone), keys)
@@ -362,7 +343,7 @@ class DynamoGameStore:
     def _get_records(self, keys: Sequence[str]) -> list[dict[str, Any]]:
         found: list[dict[str, Any]] = []
         request: list[dict[str, Any]] = [{"messageId": {"S": key}} for key in keys]
-        with _translated("read records"):
+        with translated("read records"):
             while request:
                 response = self._dynamodb.batch_get_item(
                     RequestItems={self._tables.idempotency: {"Keys": request, "ConsistentRead": True}}
@@ -375,7 +356,7 @@ class DynamoGameStore:
         return found
 
     def _erase_from_outbox(self, item: dict[str, Any], phone: str) -> None:
-        record = _completed_record(item["messageId"]["S"], item)
+        record = completed_record(item["messageId"]["S"], item)
         mine = [index for index, sms in enumerate(record.outbox) if sms.to == phone]
         if not mine:
             return
@@ -394,7 +375,7 @@ class DynamoGameStore:
             expression = "SET " + ", ".join(sets)
         if sets:
             values[":erased"] = {"S": ERASED}
-        with _translated("erase a number from an outbox"):
+        with translated("erase a number from an outbox"):
             try:
                 self._dynamodb.update_item(
                     TableName=self._tables.idempotency,
@@ -405,7 +386,7 @@ class DynamoGameStore:
                     ExpressionAttributeValues=values,
                 )
             except ClientError as exc:
-                if not _is_condition_failure(exc):
+                if not is_condition_failure(exc):
                     raise
                 # An entry of ours no longer holds the number. Entries change only all at once:
                 # the last delivery drops the whole outbox, a concurrent erasure of this number
@@ -426,7 +407,7 @@ class DynamoGameStore:
     # -- reads without locks -----------------------------------------------------------------
 
     def nickname_owner(self, nickname: str) -> str | None:
-        with _translated("look up a nickname"):
+        with translated("look up a nickname"):
             response = self._dynamodb.get_item(
                 TableName=self._tables.nickname, Key={"nickname": {"S": nickname}}, ConsistentRead=True
             )
@@ -434,24 +415,24 @@ class DynamoGameStore:
         return str(item["phone_number"]["S"]) if item else None
 
     def get_player(self, phone: str) -> Player | None:
-        with _translated("read a player"):
+        with translated("read a player"):
             response = self._dynamodb.get_item(
                 TableName=self._tables.game_state, Key={"phone_number": {"S": phone}}, ConsistentRead=True
             )
         item = response.get("Item")
-        return _player_from_item(item) if item else None
+        return player_from_item(item) if item else None
 
     def get_players(self, phones: Sequence[str]) -> dict[str, Player]:
         players: dict[str, Player] = {}
-        wanted = list(dict.fromkeys(phones))[:_BATCH_GET_LIMIT]
+        wanted = list(dict.fromkeys(phones))[:BATCH_GET_LIMIT]
         keys = [{"phone_number": {"S": phone}} for phone in wanted]
-        with _translated("read players"):
+        with translated("read players"):
             while keys:
                 response = self._dynamodb.batch_get_item(
                     RequestItems={self._tables.game_state: {"Keys": keys, "ConsistentRead": True}}
                 )
                 for item in response["Responses"].get(self._tables.game_state, []):
-                    player = _player_from_item(item)
+                    player = player_from_item(item)
                     if player is not None:
                         players[player.phone] = player
                 unprocessed = response["UnprocessedKeys"].get(self._tables.game_state)
@@ -459,11 +440,11 @@ class DynamoGameStore:
         return players
 
     def get_shared(self, key: str) -> SharedRecord:
-        with _translated("read a shared record"):
+        with translated("read a shared record"):
             response = self._dynamodb.get_item(
                 TableName=self._tables.game_state, Key={"phone_number": {"S": key}}, ConsistentRead=True
             )
-        return _shared_from_item(key, response.get("Item", {}))
+        return shared_from_item(key, response.get("Item", {}))
 
     # -- leases ------------------------------------------------------------------------------
 
@@ -479,7 +460,7 @@ class DynamoGameStore:
         # `player_only`, so a dead attempt never strands a row with someone else's number in it.
         expires_at = now + self._lease
         free = "(attribute_not_exists(user_locked) OR user_locked.expiration_epoch_timestamp < :now)"
-        with _translated("lock a player"):
+        with translated("lock a player"):
             try:
                 response = self._dynamodb.update_item(
                     TableName=self._tables.game_state,
@@ -487,14 +468,14 @@ class DynamoGameStore:
                     UpdateExpression="SET user_locked = :lock",
                     ConditionExpression=f"attribute_exists(player_id) AND {free}" if player_only else free,
                     ExpressionAttributeValues={
-                        ":lock": _lock_value(lock_id, expires_at),
-                        ":now": _number(now),
+                        ":lock": lock_value(lock_id, expires_at),
+                        ":now": number(now),
                     },
                     ReturnValues="ALL_NEW",
                     ReturnValuesOnConditionCheckFailure="ALL_OLD",
                 )
             except ClientError as exc:
-                if not _is_condition_failure(exc):
+                if not is_condition_failure(exc):
                     raise
                 old: dict[str, Any] = exc.response.get("Item") or {}  # type: ignore[assignment]
                 if player_only and "player_id" not in old:
@@ -504,26 +485,26 @@ class DynamoGameStore:
                 raise LockContended(f"player {mask_phone(phone)} is locked", held_until - now) from exc
         item = response["Attributes"]
         if is_shared_key(phone):
-            return LockedPlayer(phone, lock_id, expires_at, None, None, _shared_from_item(phone, item))
-        player = _player_from_item(item)
+            return LockedPlayer(phone, lock_id, expires_at, None, None, shared_from_item(phone, item))
+        player = player_from_item(item)
         # A phone with no player record keeps its reply budget on its contact record.
-        budget = _budget_from(item) if player is not None else self._contact_budget(phone)
+        budget = budget_from(item) if player is not None else self._contact_budget(phone)
         return LockedPlayer(phone, lock_id, expires_at, player, budget)
 
     def _contact_budget(self, phone: str) -> ReplyBudget | None:
-        with _translated("read a contact"):
+        with translated("read a contact"):
             response = self._dynamodb.get_item(
                 TableName=self._tables.idempotency,
                 Key={"messageId": {"S": self.contact_id(phone)}},
                 ProjectionExpression="reply_budget",
                 ConsistentRead=True,
             )
-        return _budget_from(response.get("Item", {}))
+        return budget_from(response.get("Item", {}))
 
     def release(self, locked: LockedPlayer) -> None:
         """Give the lease back without changing the player (used only when nothing was committed)."""
         held = {":me": {"S": locked.lock_id}}
-        with _translated("release a lock"):
+        with translated("release a lock"):
             try:
                 if locked.player is None and not is_shared_key(locked.phone):
                     # The lock created this bare row; remove it rather than leave a stranger's row.
@@ -542,7 +523,7 @@ class DynamoGameStore:
                         ExpressionAttributeValues=held,
                     )
             except ClientError as exc:
-                if not _is_condition_failure(exc):
+                if not is_condition_failure(exc):
                     raise
                 # Already taken over after expiry, or released by our own commit: nothing to do.
 
@@ -550,14 +531,14 @@ class DynamoGameStore:
 
     def read_completed(self, key: str) -> CompletedRecord | None:
         """A completed message's record, read consistently; None if it is not (or no longer) there."""
-        with _translated("read a message record"):
+        with translated("read a message record"):
             item = self._get_idempotency_item(key)
         if item is None or item.get("status", {}).get("S") != COMPLETED:
             return None
-        return _completed_record(key, item)
+        return completed_record(key, item)
 
     def read_player_row(self, phone: str) -> PlayerRow | None:
-        with _translated("read a player"):
+        with translated("read a player"):
             item = self._dynamodb.get_item(
                 TableName=self._tables.game_state, Key={"phone_number": {"S": phone}}, ConsistentRead=True
             ).get("Item")
@@ -580,14 +561,14 @@ class DynamoGameStore:
                 key=key,
                 status=status,
                 claim_expires_at=float(claim_expiry) if status == IN_PROGRESS and claim_expiry else None,
-                record=_completed_record(key, item) if status == COMPLETED else None,
+                record=completed_record(key, item) if status == COMPLETED else None,
                 ttl=float(item.get("TTLEpochTimestamp", {}).get("N", "0")),
             )
 
     def _scan(self, table: str) -> Iterator[dict[str, Any]]:
         start: dict[str, Any] | None = None
         while True:
-            with _translated("scan a table"):
+            with translated("scan a table"):
                 page = self._dynamodb.scan(
                     TableName=table, ConsistentRead=True, **({"ExclusiveStartKey": start} if start else {})
                 )
@@ -648,7 +629,7 @@ class DynamoGameStore:
         items.append(self._completion(claim, outbox, now))
         kinds.append("claim")
 
-        with _translated("commit"):
+        with translated("commit"):
             try:
                 # A fresh token per commit request: botocore's own retries resend the same token,
                 # so DynamoDB answers a retried, already-applied commit with success; a second
@@ -657,7 +638,7 @@ class DynamoGameStore:
             except ClientError as exc:
                 if exc.response.get("Error", {}).get("Code") != "TransactionCanceledException":
                     raise
-                _raise_for_cancellation(exc, kinds)
+                raise_for_cancellation(exc, kinds)
         return CompletedRecord(claim.key, tuple(outbox), {}, now + self._lease)
 
     def _player_write(
@@ -668,14 +649,14 @@ class DynamoGameStore:
             "ConditionExpression": (
                 "user_locked.lock_uuid = :me AND user_locked.expiration_epoch_timestamp > :now"
             ),
-            "ExpressionAttributeValues": {":me": {"S": held.lock_id}, ":now": _number(now)},
+            "ExpressionAttributeValues": {":me": {"S": held.lock_id}, ":now": number(now)},
         }
         if after is None:
             return {"Delete": {**fence, "Key": {"phone_number": {"S": held.phone}}}}
         # A Put without `user_locked` writes the new state and releases the lease in one step.
-        item = _player_to_item(after)
+        item = player_to_item(after)
         if budget is not None:
-            item["reply_budget"] = _budget_value(budget)
+            item["reply_budget"] = budget_value(budget)
         return {"Put": {**fence, "Item": item}}
 
     def _shared_write(self, held: LockedPlayer, after: SharedRecord, now: float) -> dict[str, Any]:
@@ -683,11 +664,11 @@ class DynamoGameStore:
         return {
             "Put": {
                 "TableName": self._tables.game_state,
-                "Item": _shared_to_item(held.phone, after),
+                "Item": shared_to_item(held.phone, after),
                 "ConditionExpression": (
                     "user_locked.lock_uuid = :me AND user_locked.expiration_epoch_timestamp > :now"
                 ),
-                "ExpressionAttributeValues": {":me": {"S": held.lock_id}, ":now": _number(now)},
+                "ExpressionAttributeValues": {":me": {"S": held.lock_id}, ":now": number(now)},
             }
         }
 
@@ -695,11 +676,11 @@ class DynamoGameStore:
         # An Update, not a Put: the last delivery of another message may be taking its key out of
         # `pending_replies` at the same moment, and ADD/DELETE on a set do not overwrite each other.
         actions = ["SET TTLEpochTimestamp = :ttl"]
-        values: dict[str, Any] = {":ttl": _number(int(now + self._completed_lifetime))}
+        values: dict[str, Any] = {":ttl": number(int(now + self._completed_lifetime))}
         removes = []
         if change.budget is not None:
             actions.append("reply_budget = :budget")
-            values[":budget"] = _budget_value(change.budget)
+            values[":budget"] = budget_value(change.budget)
         elif change.budget_cleared:
             removes.append("reply_budget")
         expression = ", ".join(actions)
@@ -751,11 +732,11 @@ class DynamoGameStore:
                     "messageId": {"S": claim.key},
                     "status": {"S": COMPLETED},
                     "attempt_id": {"S": claim.attempt_id},
-                    "completed_at": _number(now),
-                    "TTLEpochTimestamp": _number(int(now + self._completed_lifetime)),
-                    "outbox": {"L": [_sms_value(sms) for sms in outbox]},
+                    "completed_at": number(now),
+                    "TTLEpochTimestamp": number(int(now + self._completed_lifetime)),
+                    "outbox": {"L": [sms_value(sms) for sms in outbox]},
                     "delivered": {"M": {}},
-                    "outbox_lease": _lease_value(claim.attempt_id, now + self._lease),
+                    "outbox_lease": lease_value(claim.attempt_id, now + self._lease),
                 },
                 "ConditionExpression": "attempt_id = :me AND #status = :in_progress",
                 "ExpressionAttributeNames": {"#status": "status"},
@@ -784,219 +765,8 @@ def _nickname_holder(locked: Sequence[LockedPlayer], decision: Decision) -> str:
     raise ValueError("a nickname can be released only by its locked owner")
 
 
-def _raise_for_cancellation(exc: ClientError, kinds: list[str]) -> None:
-    reasons = exc.response.get("CancellationReasons") or []
-    codes = [reason.get("Code", "None") for reason in reasons]
-    for kind, code in zip(kinds, codes, strict=False):
-        if code != "ConditionalCheckFailed":
-            continue
-        if kind == "lock":
-            raise LockLost("a lock lease expired or was taken over before the commit") from exc
-        if kind == "nickname":
-            raise StaleRead("a nickname changed hands after it was read") from exc
-        raise ClaimLost("the claim was taken over before the commit") from exc
-    if any(code in {"ThrottlingError", "ProvisionedThroughputExceeded"} for code in codes):
-        raise StoreUnavailable("the commit was throttled", retry_after=1) from exc
-    # TransactionConflict: another transaction touched one of our items at the same moment.
-    raise StoreUnavailable(f"the commit was cancelled: {codes}", retry_after=0.5) from exc
-
-
-@contextmanager
-def _translated(action: str) -> Iterator[None]:
-    """SDK errors become StoreUnavailable at this edge; condition failures are left to the caller."""
-    try:
-        yield
-    except ClientError as exc:
-        if _is_condition_failure(exc) or exc.response.get("Error", {}).get("Code") == (
-            "TransactionCanceledException"
-        ):
-            raise
-        code = exc.response.get("Error", {}).get("Code", "Unknown")
-        if code in CONFIGURATION_ERROR_CODES:
-            raise ConfigurationProblem(f"DynamoDB refused to {action}: {code}", retry_after=60) from exc
-        if code in _REQUEST_ERROR_CODES:
-            raise  # a request no retry can fix is a bug: it reaches the handler as unexpected
-        logger.warning("DynamoDB refused a request", extra={"action": action, "error_code": code})
-        raise StoreUnavailable(f"could not {action}: {code}", retry_after=1) from exc
-    except BotoCoreError as exc:
-        logger.warning("DynamoDB unreachable", extra={"action": action, "error": type(exc).__name__})
-        raise StoreUnavailable(f"could not {action}: {type(exc).__name__}", retry_after=1) from exc
-
-
-def _is_condition_failure(exc: ClientError) -> bool:
-    return bool(exc.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException")
-
-
-# -- item formats ------------------------------------------------------------------------------
-
-
-def _number(value: float) -> dict[str, str]:
-    return {"N": str(Decimal(str(round(value, 3))))}
-
-
-def _lock_value(lock_id: str, expires_at: float) -> dict[str, Any]:
-    return {"M": {"lock_uuid": {"S": lock_id}, "expiration_epoch_timestamp": _number(expires_at)}}
-
-
-def _lease_value(owner: str, expires_at: float) -> dict[str, Any]:
-    return {"M": {"owner": {"S": owner}, "expires_at": _number(expires_at)}}
-
-
-def _sms_value(sms: OutboundSms) -> dict[str, Any]:
-    return {"M": {"to": {"S": sms.to}, "from": {"S": sms.from_}, "body": {"S": sms.body}}}
-
-
-def _budget_value(budget: ReplyBudget) -> dict[str, Any]:
-    return {
-        "M": {
-            "level": _number(budget.level),
-            "updated_at": _number(budget.updated_at),
-            "notified": {"BOOL": budget.notified},
-        }
-    }
-
-
-def _budget_from(item: dict[str, Any]) -> ReplyBudget | None:
-    stored = item.get("reply_budget", {}).get("M")
-    if stored is None:
-        return None
-    return ReplyBudget(
-        level=float(stored["level"]["N"]),
-        updated_at=float(stored["updated_at"]["N"]),
-        notified=bool(stored["notified"]["BOOL"]),
-    )
-
-
-def _completed_record(key: str, item: dict[str, Any]) -> CompletedRecord:
-    outbox = tuple(
-        OutboundSms(entry["M"]["to"]["S"], entry["M"]["from"]["S"], entry["M"]["body"]["S"])
-        for entry in item.get("outbox", {}).get("L", [])
-    )
-    delivered = {int(index): value["S"] for index, value in item.get("delivered", {}).get("M", {}).items()}
-    lease = item.get("outbox_lease", {}).get("M", {})
-    recipients = tuple(sorted(item.get("recipients", {}).get("SS", [])))
-    return CompletedRecord(
-        key, outbox, delivered, float(lease.get("expires_at", {}).get("N", "0")), recipients
-    )
-
-
-def _shared_to_item(key: str, record: SharedRecord) -> dict[str, Any]:
-    if isinstance(record, Lobby):
-        waiting = record.waiting
-        item: dict[str, Any] = {"phone_number": {"S": key}}
-        if waiting is not None:
-            item["waiting"] = {
-                "M": {
-                    "phone_number": {"S": waiting.phone},
-                    "player_id": {"S": waiting.player_id},
-                    "display_name": {"S": waiting.display_name},
-                    "move": {"S": waiting.move.value},
-                    "expires_epoch_timestamp": _number(waiting.expires_at),
-                }
-            }
-        return item
-    return {
-        "phone_number": {"S": key},
-        "rankings": {
-            "L": [
-                {
-                    "M": {
-                        "player_id": {"S": entry.player_id},
-                        "display_name": {"S": entry.display_name},
-                        "wins": _number(entry.wins),
-                        "losses": _number(entry.losses),
-                        "since": _number(entry.since),
-                    }
-                }
-                for entry in record.rankings
-            ]
-        },
-    }
-
-
-def _shared_from_item(key: str, item: dict[str, Any]) -> SharedRecord:
-    if key == LOBBY:
-        waiting = item.get("waiting", {}).get("M")
-        if waiting is None:
-            return Lobby()
-        return Lobby(
-            LobbyEntry(
-                waiting["phone_number"]["S"],
-                waiting["player_id"]["S"],
-                waiting["display_name"]["S"],
-                Move(waiting["move"]["S"]),
-                float(waiting["expires_epoch_timestamp"]["N"]),
-            )
-        )
-    if key != LEADERBOARD:
-        return shared_record(key)  # raises for an unknown key
-    return Leaderboard(
-        tuple(
-            Ranking(
-                entry["M"]["player_id"]["S"],
-                entry["M"]["display_name"]["S"],
-                int(Decimal(entry["M"]["wins"]["N"])),
-                int(Decimal(entry["M"]["losses"]["N"])),
-                float(entry["M"]["since"]["N"]),
-            )
-            for entry in item.get("rankings", {}).get("L", [])
-        )
-    )
-
-
-def _player_to_item(player: Player) -> dict[str, Any]:
-    return {
-        "phone_number": {"S": player.phone},
-        "player_id": {"S": player.player_id},
-        "nickname": {"S": player.nickname},
-        "display_name": {"S": player.display_name},
-        "games": {
-            "M": {
-                phone: {
-                    "M": {
-                        "move": {"S": entry.move.value},
-                        "opponent_player_id": {"S": entry.opponent_player_id},
-                        "expires_epoch_timestamp": _number(entry.expires_at),
-                    }
-                }
-                for phone, entry in player.games.items()
-            }
-        },
-        "challenges": {
-            "M": {
-                phone: {
-                    "M": {
-                        "challenger_player_id": {"S": entry.challenger_player_id},
-                        "expires_epoch_timestamp": _number(entry.expires_at),
-                    }
-                }
-                for phone, entry in player.challenges.items()
-            }
-        },
-        "wins": _number(player.wins),
-        "losses": _number(player.losses),
-        "ties": _number(player.ties),
-        "streak": _number(player.streak),
-        **({"ranked": {"BOOL": True}} if player.ranked else {}),
-        **({"in_lobby": {"BOOL": True}} if player.in_lobby else {}),
-        **(
-            {
-                "last_opponent": {
-                    "M": {
-                        "nickname": {"S": player.last_opponent.nickname},
-                        "display_name": {"S": player.last_opponent.display_name},
-                        "player_id": {"S": player.last_opponent.player_id},
-                    }
-                }
-            }
-            if player.last_opponent is not None
-            else {}
-        ),
-    }
-
-
 def _player_row(item: dict[str, Any]) -> PlayerRow:
-    player = _player_from_item(item)
+    player = player_from_item(item)
     lease = item.get("user_locked", {}).get("M", {})
     expiry = lease.get("expiration_epoch_timestamp", {}).get("N")
     return PlayerRow(
@@ -1004,44 +774,5 @@ def _player_row(item: dict[str, Any]) -> PlayerRow:
         player=player,
         lease_id=lease["lock_uuid"]["S"] if "lock_uuid" in lease else None,
         lease_expires_at=float(expiry) if expiry is not None else None,
-        budget=_budget_from(item) if player is not None else None,
-    )
-
-
-def _player_from_item(item: dict[str, Any]) -> Player | None:
-    if "player_id" not in item:
-        return None  # a bare row created by a lock on a phone that has no player
-    games = {
-        phone: PendingThrow(
-            Move(entry["M"]["move"]["S"]),
-            entry["M"]["opponent_player_id"]["S"],
-            float(entry["M"]["expires_epoch_timestamp"]["N"]),
-        )
-        for phone, entry in item.get("games", {}).get("M", {}).items()
-    }
-    challenges = {
-        phone: Challenge(
-            entry["M"]["challenger_player_id"]["S"], float(entry["M"]["expires_epoch_timestamp"]["N"])
-        )
-        for phone, entry in item.get("challenges", {}).get("M", {}).items()
-    }
-    last = item.get("last_opponent", {}).get("M")
-    return Player(
-        phone=item["phone_number"]["S"],
-        player_id=item["player_id"]["S"],
-        nickname=item["nickname"]["S"],
-        display_name=item["display_name"]["S"],
-        games=games,
-        challenges=challenges,
-        wins=int(Decimal(item.get("wins", {}).get("N", "0"))),
-        losses=int(Decimal(item.get("losses", {}).get("N", "0"))),
-        ties=int(Decimal(item.get("ties", {}).get("N", "0"))),
-        streak=int(Decimal(item.get("streak", {}).get("N", "0"))),
-        ranked=bool(item.get("ranked", {}).get("BOOL", False)),
-        in_lobby=bool(item.get("in_lobby", {}).get("BOOL", False)),
-        last_opponent=(
-            LastOpponent(last["nickname"]["S"], last["display_name"]["S"], last["player_id"]["S"])
-            if last is not None
-            else None
-        ),
+        budget=budget_from(item) if player is not None else None,
     )

@@ -14,7 +14,7 @@ import pytest
 from botocore.exceptions import ClientError
 
 from serverless_rps.exceptions import ClaimLost, LockLost, StaleRead, StoreUnavailable
-from serverless_rps.game_store.store import _raise_for_cancellation
+from serverless_rps.game_store.errors import raise_for_cancellation
 
 KINDS = ["lock", "lock", "nickname", "claim"]
 
@@ -80,7 +80,7 @@ def test_a_cancelled_commit_becomes_the_error_the_processor_acts_on(
 ) -> None:
     cancellation = _cancelled(*codes)
     with pytest.raises(error) as raised:
-        _raise_for_cancellation(cancellation, KINDS)
+        raise_for_cancellation(cancellation, KINDS)
     assert type(raised.value) is error
     assert str(raised.value) == message
     assert getattr(raised.value, "retry_after", None) == retry_after
@@ -93,4 +93,4 @@ def test_more_reasons_than_named_items_are_not_misread() -> None:
     with pytest.raises(
         StoreUnavailable, match=r"cancelled: \['None', 'None', 'None', 'None', 'ConditionalCheckFailed'\]"
     ):
-        _raise_for_cancellation(extra, KINDS)
+        raise_for_cancellation(extra, KINDS)
