@@ -31,7 +31,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -67,7 +67,7 @@ from serverless_rps.observability import logger, mask_phone
 from serverless_rps.ports import Claim, CompletedRecord, LockedPlayer, OutboundSms
 from serverless_rps.reply_budget import ReplyBudget
 
-__all__ = ["DynamoGameStore", "PlayerRow", "StoredMessage", "TableNames"]
+__all__ = ["DynamoGameStore", "TableNames"]
 
 IN_PROGRESS = "IN_PROGRESS"
 COMPLETED = "COMPLETED"
@@ -81,29 +81,6 @@ class TableNames:
         self.game_state = game_state
         self.nickname = nickname
         self.idempotency = idempotency
-
-
-@dataclass(frozen=True)
-class StoredMessage:
-    """An idempotency record as the operator's tool sees it (`scan_messages`)."""
-
-    key: str
-    status: str  # IN_PROGRESS or COMPLETED
-    claim_expires_at: float | None  # an IN_PROGRESS claim's expiry
-    record: CompletedRecord | None  # a COMPLETED message's outbox and deliveries
-    ttl: float  # when DynamoDB may delete it (claim time + the completed record's lifetime)
-
-
-@dataclass(frozen=True)
-class PlayerRow:
-    """A game-state row as the operator's tool sees it: the player (None for a bare row that only
-    holds a lease) and the lease, if any."""
-
-    phone: str
-    player: Player | None
-    lease_id: str | None
-    lease_expires_at: float | None
-    budget: ReplyBudget | None
 
 
 class DynamoGameStore:
@@ -123,6 +100,15 @@ class DynamoGameStore:
         self._in_progress_expiry = in_progress_expiry_seconds
         self._completed_lifetime = completed_record_seconds
         self._contact_key = contact_key
+
+    @property
+    def client(self) -> Any:
+        """The DynamoDB client: the operator's reads (admin/store_reads.py) share it."""
+        return self._dynamodb
+
+    @property
+    def tables(self) -> TableNames:
+        return self._tables
 
     def contact_id(self, phone: str) -> str:
         """The contact record's key: a keyed hash, so the table never holds the number itself."""
@@ -527,56 +513,6 @@ class DynamoGameStore:
                     raise
                 # Already taken over after expiry, or released by our own commit: nothing to do.
 
-    # -- for the operator's tool (serverless_rps.admin); the functions never call these ---------
-
-    def read_completed(self, key: str) -> CompletedRecord | None:
-        """A completed message's record, read consistently; None if it is not (or no longer) there."""
-        with translated("read a message record"):
-            item = self._get_idempotency_item(key)
-        if item is None or item.get("status", {}).get("S") != COMPLETED:
-            return None
-        return completed_record(key, item)
-
-    def read_player_row(self, phone: str) -> PlayerRow | None:
-        with translated("read a player"):
-            item = self._dynamodb.get_item(
-                TableName=self._tables.game_state, Key={"phone_number": {"S": phone}}, ConsistentRead=True
-            ).get("Item")
-        return _player_row(item) if item else None
-
-    def scan_player_rows(self) -> Iterator[PlayerRow]:
-        """Every game-state row (a table scan: for an operator, never for a message)."""
-        for item in self._scan(self._tables.game_state):
-            yield _player_row(item)
-
-    def scan_messages(self) -> Iterator[StoredMessage]:
-        """Every message's idempotency record, contact records left out (a table scan)."""
-        for item in self._scan(self._tables.idempotency):
-            key = item["messageId"]["S"]
-            if key.startswith(CONTACT_PREFIX) or "status" not in item:
-                continue
-            status = item["status"]["S"]
-            claim_expiry = item.get("in_progress_expiration", {}).get("N")
-            yield StoredMessage(
-                key=key,
-                status=status,
-                claim_expires_at=float(claim_expiry) if status == IN_PROGRESS and claim_expiry else None,
-                record=completed_record(key, item) if status == COMPLETED else None,
-                ttl=float(item.get("TTLEpochTimestamp", {}).get("N", "0")),
-            )
-
-    def _scan(self, table: str) -> Iterator[dict[str, Any]]:
-        start: dict[str, Any] | None = None
-        while True:
-            with translated("scan a table"):
-                page = self._dynamodb.scan(
-                    TableName=table, ConsistentRead=True, **({"ExclusiveStartKey": start} if start else {})
-                )
-            yield from page.get("Items", [])
-            start = page.get("LastEvaluatedKey")
-            if not start:
-                return
-
     # -- the commit --------------------------------------------------------------------------
 
     def commit(
@@ -763,16 +699,3 @@ def _nickname_holder(locked: Sequence[LockedPlayer], decision: Decision) -> str:
         if held.player is not None and held.player.nickname == decision.release_nickname:
             return held.phone
     raise ValueError("a nickname can be released only by its locked owner")
-
-
-def _player_row(item: dict[str, Any]) -> PlayerRow:
-    player = player_from_item(item)
-    lease = item.get("user_locked", {}).get("M", {})
-    expiry = lease.get("expiration_epoch_timestamp", {}).get("N")
-    return PlayerRow(
-        phone=item["phone_number"]["S"],
-        player=player,
-        lease_id=lease["lock_uuid"]["S"] if "lock_uuid" in lease else None,
-        lease_expires_at=float(expiry) if expiry is not None else None,
-        budget=budget_from(item) if player is not None else None,
-    )

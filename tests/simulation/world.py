@@ -19,6 +19,7 @@ from typing import Any, cast
 import requests
 
 from bench.environment import CONTACT_KEY
+from serverless_rps.admin.store_reads import StoreReads
 from serverless_rps.app import GameFunction
 from serverless_rps.exceptions import RetryLater, StaleRead
 from serverless_rps.game import Limits
@@ -200,7 +201,7 @@ class OperatorResend(Delivery):
         return {}  # no SQS record: the operator runs it
 
     def _handle(self) -> None:
-        record = self.store.read_completed(self.message_sid)
+        record = StoreReads.beside(self.store).read_completed(self.message_sid)
         if record is not None:
             self._function.processor.resend(record)
 
