@@ -1,19 +1,21 @@
 """The store's error edge: SDK errors become the engine's exceptions here, and nowhere else.
 
 A refused condition is not an error at this edge: each caller says what it means (a claim held
-elsewhere, a lease contended, a record already finished). Everything else is translated once:
+elsewhere, a lease contended, a record already finished), and each item of the commit carries its
+meaning with it (tables.TransactItem). Everything else is translated once:
 what an operator must fix is a `ConfigurationProblem`, what a retry may fix is `StoreUnavailable`,
 and a request no retry can fix (a bug) goes on unchanged.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from serverless_rps.exceptions import ClaimLost, ConfigurationProblem, LockLost, StaleRead, StoreUnavailable
+from serverless_rps.exceptions import ConfigurationProblem, StoreUnavailable
+from serverless_rps.game_store.tables import TransactItem
 from serverless_rps.observability import logger
 
 # What a missing table, a missing permission or bad credentials look like: an operator must act.
@@ -33,21 +35,20 @@ CONFIGURATION_ERROR_CODES = frozenset(
 REQUEST_ERROR_CODES = frozenset({"ValidationException", "SerializationException"})
 
 
-def raise_for_cancellation(exc: ClientError, kinds: list[str]) -> None:
+def cancellation_error(exc: ClientError, items: Sequence[TransactItem]) -> Exception:
+    """What a cancelled commit means. DynamoDB gives one reason per item, in the items' order: the
+    first item whose condition was refused says what that means (its `if_refused`); otherwise the
+    commit was throttled or collided with another transaction, and a retry soon may succeed."""
     reasons = exc.response.get("CancellationReasons") or []
     codes = [reason.get("Code", "None") for reason in reasons]
-    for kind, code in zip(kinds, codes, strict=False):
-        if code != "ConditionalCheckFailed":
+    for item, code in zip(items, codes, strict=False):
+        if code != "ConditionalCheckFailed" or item.if_refused is None:
             continue
-        if kind == "lock":
-            raise LockLost("a lock lease expired or was taken over before the commit") from exc
-        if kind == "nickname":
-            raise StaleRead("a nickname changed hands after it was read") from exc
-        raise ClaimLost("the claim was taken over before the commit") from exc
+        return item.if_refused()
     if any(code in {"ThrottlingError", "ProvisionedThroughputExceeded"} for code in codes):
-        raise StoreUnavailable("the commit was throttled", retry_after=1) from exc
+        return StoreUnavailable("the commit was throttled", retry_after=1)
     # TransactionConflict: another transaction touched one of our items at the same moment.
-    raise StoreUnavailable(f"the commit was cancelled: {codes}", retry_after=0.5) from exc
+    return StoreUnavailable(f"the commit was cancelled: {codes}", retry_after=0.5)
 
 
 @contextmanager

@@ -24,7 +24,6 @@ from serverless_rps.game import (
     SharedRecord,
     shared_record,
 )
-from serverless_rps.ports import CompletedRecord, OutboundSms
 from serverless_rps.reply_budget import ReplyBudget
 from serverless_rps.rules import Move
 
@@ -38,14 +37,6 @@ def number(value: float) -> dict[str, str]:
 
 def lock_value(lock_id: str, expires_at: float) -> dict[str, Any]:
     return {"M": {"lock_uuid": {"S": lock_id}, "expiration_epoch_timestamp": number(expires_at)}}
-
-
-def lease_value(owner: str, expires_at: float) -> dict[str, Any]:
-    return {"M": {"owner": {"S": owner}, "expires_at": number(expires_at)}}
-
-
-def sms_value(sms: OutboundSms) -> dict[str, Any]:
-    return {"M": {"to": {"S": sms.to}, "from": {"S": sms.from_}, "body": {"S": sms.body}}}
 
 
 def budget_value(budget: ReplyBudget) -> dict[str, Any]:
@@ -66,19 +57,6 @@ def budget_from(item: dict[str, Any]) -> ReplyBudget | None:
         level=float(stored["level"]["N"]),
         updated_at=float(stored["updated_at"]["N"]),
         notified=bool(stored["notified"]["BOOL"]),
-    )
-
-
-def completed_record(key: str, item: dict[str, Any]) -> CompletedRecord:
-    outbox = tuple(
-        OutboundSms(entry["M"]["to"]["S"], entry["M"]["from"]["S"], entry["M"]["body"]["S"])
-        for entry in item.get("outbox", {}).get("L", [])
-    )
-    delivered = {int(index): value["S"] for index, value in item.get("delivered", {}).get("M", {}).items()}
-    lease = item.get("outbox_lease", {}).get("M", {})
-    recipients = tuple(sorted(item.get("recipients", {}).get("SS", [])))
-    return CompletedRecord(
-        key, outbox, delivered, float(lease.get("expires_at", {}).get("N", "0")), recipients
     )
 
 

@@ -24,6 +24,8 @@ from serverless_rps.app import GameFunction
 from serverless_rps.exceptions import RetryLater, StaleRead
 from serverless_rps.game import Limits
 from serverless_rps.game_store import DynamoGameStore
+from serverless_rps.game_store.game_state import GameStateRows
+from serverless_rps.game_store.messages import MessageRecords
 from serverless_rps.message_queue import DeadLetterQueue, IncomingQueue
 from serverless_rps.parsing import OptOut, parse
 from serverless_rps.processing import MessageProcessor
@@ -105,7 +107,8 @@ def independent(a: Transition, b: Transition) -> bool:
 class Engine:
     """The code under test. The self-tests substitute deliberately broken variants."""
 
-    store: type[DynamoGameStore] = DynamoGameStore
+    messages: type[MessageRecords] = MessageRecords  # the store's parts (game_store/)
+    game_state: type[GameStateRows] = GameStateRows
     processor: type[MessageProcessor] = MessageProcessor
 
 
@@ -138,13 +141,15 @@ class Delivery(Invocation):
         self.call_time = 0.0  # this invocation's clock when it made its latest call
         self._ids = itertools.count(1)
         harness, engine = world.harness, world.engine
-        store = engine.store(
+        store = DynamoGameStore(
             harness.dynamodb,
             TABLES,
             lock_lease_seconds=LEASE_SECONDS,
             in_progress_expiry_seconds=IN_PROGRESS_SECONDS,
             completed_record_seconds=COMPLETED_SECONDS,
             contact_key=CONTACT_KEY,
+            messages=engine.messages,
+            game_state=engine.game_state,
         )
         processor = engine.processor(
             store,
