@@ -147,7 +147,7 @@ class DynamoGameStore:
         instead of failing its own conditions.
         """
         changes = contact_changes(locked, decision, outbox, budgets)
-        items: list[TransactItem] = [
+        transaction: list[TransactItem] = [
             *(self._game_state.write(held, decision, budgets, now) for held in locked),
             *self._nicknames.writes(locked, decision),
             *(
@@ -156,16 +156,15 @@ class DynamoGameStore:
             ),
             self._messages.completion(claim, outbox, now),
         ]
+        items = [entry.request for entry in transaction]
         with translated("commit"):
             try:
                 # A fresh token per commit request: botocore's own retries resend the same token,
                 # so DynamoDB answers a retried, already-applied commit with success; a second
                 # commit of the same attempt (after a StaleRead) must not reuse it.
-                self._dynamodb.transact_write_items(
-                    TransactItems=[item.request for item in items], ClientRequestToken=uuid.uuid4().hex
-                )
+                self._dynamodb.transact_write_items(TransactItems=items, ClientRequestToken=uuid.uuid4().hex)
             except ClientError as exc:
                 if exc.response.get("Error", {}).get("Code") != "TransactionCanceledException":
                     raise
-                raise cancellation_error(exc, items) from exc
+                raise cancellation_error(exc, transaction) from exc
         return CompletedRecord(claim.key, tuple(outbox), {}, now + self._lease)
