@@ -2,6 +2,6 @@
 
 Where things live: rules.py (the game's rules), parsing.py (SMS -> command), replies.py (every SMS
 we send), game.py (use cases as pure decisions), processing.py (the idempotency/locking/outbox
-protocol), game_store.py (DynamoDB), sms_gateway.py (Twilio), message_queue.py (SQS),
+protocol), game_store/ (DynamoDB), sms_gateway.py (Twilio), message_queue.py (SQS),
 app.py and webhook.py (the two Lambda entry points), config.py (the only environment reader).
 """
