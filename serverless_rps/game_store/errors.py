@@ -18,6 +18,8 @@ from serverless_rps.exceptions import ConfigurationProblem, StoreUnavailable
 from serverless_rps.game_store.tables import TransactItem
 from serverless_rps.observability import logger
 
+__all__ = ["CONFIGURATION_ERROR_CODES", "cancellation_error", "is_condition_failure", "translated"]
+
 # What a missing table, a missing permission or bad credentials look like: an operator must act.
 CONFIGURATION_ERROR_CODES = frozenset(
     {

@@ -185,10 +185,10 @@ class GameStateRows:
         if held.shared is not None:
             after = decision.shared.get(held.phone, held.shared)
             request = {"Put": {**self._fenced(held, now), "Item": shared_to_item(held.phone, after)}}
-            return TransactItem(request, lease_lost)
+            return TransactItem(request, if_refused=lease_lost)
         player = decision.players.get(held.phone, held.player)
         budget = budgets.get(held.phone, held.budget)
-        return TransactItem(self._player_write(held, player, budget, now), lease_lost)
+        return TransactItem(self._player_write(held, player, budget, now), if_refused=lease_lost)
 
     def _player_write(
         self, held: LockedPlayer, after: Player | None, budget: ReplyBudget | None, now: float

@@ -1,8 +1,12 @@
 """Item formats: how the store's values are written as DynamoDB attribute values, and read back.
 
-Every attribute name and shape here is a documented table format (docs/protocol.md, "Table
-formats"), pinned by tests/protocol/test_item_formats.py: the next version of the code reads what
-this one wrote. Encoded by hand, so that each attribute is visible where it is written.
+Here: the game-state rows (players, the leaderboard, the lobby, the lease) and what every record
+shares (numbers, the reply budget, which a player row or a contact record holds). A message
+record's own formats sit with it, in messages.py.
+
+Every attribute name and shape is a documented table format (docs/protocol.md, "Table formats"),
+pinned by tests/protocol/test_item_formats.py: the next version of the code reads what this one
+wrote. Encoded by hand, so that each attribute is visible where it is written.
 """
 
 from __future__ import annotations
@@ -26,6 +30,18 @@ from serverless_rps.game import (
 )
 from serverless_rps.reply_budget import ReplyBudget
 from serverless_rps.rules import Move
+
+__all__ = [
+    "BATCH_GET_LIMIT",
+    "budget_from",
+    "budget_value",
+    "lock_value",
+    "number",
+    "player_from_item",
+    "player_to_item",
+    "shared_from_item",
+    "shared_to_item",
+]
 
 # BatchGetItem takes at most 100 keys; a player has at most 20 + 50 counterparts (game.Limits).
 BATCH_GET_LIMIT = 100
