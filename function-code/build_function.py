@@ -6,9 +6,10 @@ What goes in, and nothing else:
 
 1. The runtime modules of `serverless_rps/`, compiled to bytecode for Python 3.13. Lambda's
    /var/task is read-only, so bytecode not shipped is compiled again on every cold start.
-   `__main__.py` (the local stack's command line) and `admin/` (the operator's tool, run with
-   the operator's credentials) stay out, and the local stack, the simulator and the benchmarks
-   live outside the package altogether (serverless_rps_local/, bench/).
+   Sub-packages (`game_store/`) go in; `__main__.py` (the local stack's command line) and
+   `admin/` (the operator's tool, run with the operator's credentials) stay out, and the local
+   stack, the simulator and the benchmarks live outside the package altogether
+   (serverless_rps_local/, bench/).
 2. The dependencies of requirements.txt for Lambda's arm64 Python 3.13, as pip resolves them,
    less the ones no function imports: twilio requires aiohttp and aiohttp-retry for its async
    HTTP client, which serverless-rps never uses (it sends with the synchronous, requests-based
@@ -46,8 +47,24 @@ NEVER_IMPORTED = frozenset(
         "yarl",
     }
 )
-# Left out of the package: the local stack's command line.
+# Left out of the package: the local stack's command line, and the operator's tool (run on a
+# laptop with the operator's credentials: its table scans never ship).
 DEVELOPMENT_ONLY_MODULES = frozenset({"__main__.py"})
+OPERATOR_ONLY_PACKAGES = frozenset({"admin"})
+
+
+def shipped_modules(source: Path) -> list[Path]:
+    """The package's modules that go into the artifact, relative to the package: its top-level
+    modules but `__main__.py`, and its sub-packages (game_store/) but `admin/`."""
+    shipped = []
+    for module in sorted(source.rglob("*.py")):
+        relative = module.relative_to(source)
+        if len(relative.parts) == 1 and relative.name in DEVELOPMENT_ONLY_MODULES:
+            continue
+        if relative.parts[0] in OPERATOR_ONLY_PACKAGES:
+            continue
+        shipped.append(relative)
+    return shipped
 
 
 def canonical(name: str) -> str:
@@ -244,9 +261,9 @@ def main(artifacts: Path) -> None:
     package = artifacts / "serverless_rps"
     shutil.rmtree(package, ignore_errors=True)
     package.mkdir()
-    for module in sorted((HERE / "serverless_rps").glob("*.py")):  # modules only: not admin/
-        if module.name not in DEVELOPMENT_ONLY_MODULES:
-            shutil.copyfile(module, package / module.name)
+    for module in shipped_modules(HERE / "serverless_rps"):
+        (package / module).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(HERE / "serverless_rps" / module, package / module)
     compiled = compile_bytecode(artifacts)
     print(f"build_function: {distributions} distributions and serverless_rps ({compiled} modules compiled)")
 

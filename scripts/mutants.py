@@ -41,9 +41,23 @@ ROOT = Path(__file__).resolve().parent.parent
 SCRATCH = ROOT / ".mutants"
 EQUIVALENTS_FILE = ROOT / "scripts" / "mutants-equivalent.toml"
 
+# A module is named by its path under serverless_rps/ without `.py`: "rules", "game_store/messages".
+# The store, one module per record (serverless_rps/game_store/), and the operator's reads that left
+# it for the operator's tool (admin/store_reads.py): judged together, as the one module was.
+STORE_MODULES = (
+    "game_store/store",
+    "game_store/messages",
+    "game_store/contacts",
+    "game_store/game_state",
+    "game_store/nicknames",
+    "game_store/items",
+    "game_store/errors",
+    "game_store/tables",
+    "admin/store_reads",
+)
 # Modules that must end with no surviving non-equivalent mutant (issue: "a stronger proof").
 # commands.py is the processor's table of commands (moved out of processing.py): judged with it.
-GOAL_MODULES = ("rules", "parsing", "replies", "game", "processing", "commands", "game_store")
+GOAL_MODULES = ("rules", "parsing", "replies", "game", "processing", "commands", *STORE_MODULES)
 
 
 @dataclass(frozen=True)
@@ -67,7 +81,7 @@ GROUPS = (
             "game",
             "processing",
             "commands",
-            "game_store",
+            *STORE_MODULES,
             "sms_gateway",
             "message_queue",
             "app",
@@ -257,9 +271,11 @@ def mutmut(where: Path, *args: str) -> str:
 def results(where: Path) -> list[Mutant]:
     mutants = []
     for line in mutmut(where, "results", "--all", "true").splitlines():
-        match = re.match(r"\s*(serverless_rps\.(\w+)\.\S+): (.+)$", line)
+        # serverless_rps.game_store.messages.xǁMessageRecordsǁclaim__mutmut_1: the module's dotted path,
+        # then the mangled function (x_<function> or xǁ<Class>ǁ<method>).
+        match = re.match(r"\s*(serverless_rps\.([\w.]+?)\.x[_ǁ]\S+): (.+)$", line)
         if match:
-            mutants.append(Mutant(match[1], match[2], match[3].strip()))
+            mutants.append(Mutant(match[1], match[2].replace(".", "/"), match[3].strip()))
     return mutants
 
 
@@ -403,7 +419,12 @@ def report(mutants: list[Mutant]) -> int:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--group", choices=[g.name for g in GROUPS], action="append")
-    parser.add_argument("--module", action="append", default=[], help="only these modules (in one group)")
+    parser.add_argument(
+        "--module",
+        action="append",
+        default=[],
+        help="only these modules (in one group): rules, game_store/messages, or game_store for all its parts",
+    )
     parser.add_argument(
         "--report",
         action="store_true",
@@ -425,7 +446,8 @@ def main() -> int:
     for group in GROUPS:
         if options.group and group.name not in options.group:
             continue
-        only = [m for m in options.module if m in group.modules]
+        # A package's name selects its modules: --module game_store is every part of the store.
+        only = [m for m in group.modules if any(m == o or m.startswith(o + "/") for o in options.module)]
         if options.module and not only:
             continue
         mutants += run_group(

@@ -35,7 +35,7 @@ __all__ = [
 ]
 
 FUNCTION_ALIASES = {"game": GAME_FUNCTION, "webhook": WEBHOOK_FUNCTION}
-# The game's idempotency record states (serverless_rps/game_store.py).
+# The game's idempotency record states (serverless_rps/game_store/messages.py).
 _COMPLETED = "COMPLETED"
 _IN_PROGRESS = "IN_PROGRESS"
 # What Twilio's refusal codes the game records as `refused:<code>` mean, for the ones a local run meets.

@@ -449,7 +449,7 @@ def _verify(arguments: argparse.Namespace, operator: Operator) -> dict[str, Any]
         phone=arguments.phone,
         timeout_seconds=arguments.timeout,
     )
-    result = verification.run(operator.store.read_completed)
+    result = verification.run(operator.reads.read_completed)
     if arguments.phone == FICTIONAL_PHONE:
         result["test_phone_erased"] = operator.erase(FICTIONAL_PHONE)["result"]
     return result

@@ -13,6 +13,7 @@ from typing import Any
 
 import boto3
 
+from serverless_rps.admin.store_reads import StoreReads
 from serverless_rps.bootstrap import build_engine
 from serverless_rps.config import GameSettings
 from serverless_rps.exceptions import RetryLater
@@ -51,12 +52,17 @@ class Operator:
             settings, engine.store, engine.processor, session.client("sqs"), session.client("cloudwatch")
         )
 
+    @property
+    def reads(self) -> StoreReads:
+        """The tables' scans and consistent reads, beside the store (never shipped)."""
+        return StoreReads.beside(self.store)
+
     # -- status ---------------------------------------------------------------------------------
 
     def status(self) -> dict[str, Any]:
         now = self.clock()
         stuck, unsent = [], []
-        for message in self.store.scan_messages():
+        for message in self.reads.scan_messages():
             if message.status == IN_PROGRESS and message.claim_expires_at is not None:
                 if message.claim_expires_at < now:
                     stuck.append(
@@ -66,7 +72,7 @@ class Operator:
                 unsent.append(self._pending_row(message.record, message.ttl, now))
         leases = [
             {"phone": mask_phone(row.phone), "expired_seconds_ago": round(now - row.lease_expires_at)}
-            for row in self.store.scan_player_rows()
+            for row in self.reads.scan_player_rows()
             if row.lease_expires_at is not None and row.lease_expires_at < now
         ]
         return {
@@ -110,7 +116,7 @@ class Operator:
 
     def player(self, phone: str) -> dict[str, Any]:
         now = self.clock()
-        row = self.store.read_player_row(phone)
+        row = self.reads.read_player_row(phone)
         activity = self._activity(phone, now)
         waiting = [entry for entry in activity if entry["replies"] == "waiting"]
         if row is None and not activity:
@@ -184,7 +190,7 @@ class Operator:
         as far back as completed records live (18 days)."""
         contact = self.store.contact_id(phone)
         rows = []
-        for message in self.store.scan_messages():
+        for message in self.reads.scan_messages():
             record = message.record
             if record is None:
                 continue
@@ -207,7 +213,7 @@ class Operator:
         now = self.clock()
         rows = [
             self._pending_row(message.record, message.ttl, now)
-            for message in self.store.scan_messages()
+            for message in self.reads.scan_messages()
             if message.record is not None and message.record.undelivered()
         ]
         return sorted(
@@ -228,7 +234,7 @@ class Operator:
     def resend(self, keys: Sequence[str]) -> list[dict[str, Any]]:
         """Each record's missing replies, through the outbox lease: never a second copy of a reply
         a live attempt is sending (it holds the lease) or has recorded as delivered."""
-        records = {key: self.store.read_completed(key) for key in keys}
+        records = {key: self.reads.read_completed(key) for key in keys}
         unknown = [key for key, record in records.items() if record is None]
         if unknown:
             raise Refused(
@@ -339,7 +345,7 @@ class Operator:
         only with force. A live lease's holder then fails its fenced commit and its message comes
         back later, so forcing is safe for the data, but it wastes that attempt."""
         now = self.clock()
-        row = self.store.read_player_row(phone)
+        row = self.reads.read_player_row(phone)
         if row is None or row.lease_id is None or row.lease_expires_at is None:
             return {"phone": mask_phone(phone), "result": "no lease"}
         live = row.lease_expires_at > now
@@ -349,7 +355,7 @@ class Operator:
                 "an invocation is probably using it; wait, or use --force"
             )
         self.store.release(LockedPlayer(phone, row.lease_id, row.lease_expires_at, row.player, None))
-        after = self.store.read_player_row(phone)
+        after = self.reads.read_player_row(phone)
         released = after is None or after.lease_id != row.lease_id
         return {
             "phone": mask_phone(phone),

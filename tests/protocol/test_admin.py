@@ -104,7 +104,7 @@ def test_a_resend_racing_a_redelivery_waits_for_its_outbox_lease_and_never_doubl
     operator: Operator, twilio: LocalTwilioApi
 ) -> None:
     sid = _a_reply_that_could_not_be_sent(twilio)
-    record = operator.store.read_completed(sid)
+    record = operator.reads.read_completed(sid)
     assert record is not None
     # A redelivery has just taken the outbox lease and is about to send.
     leased = operator.store.lease_outbox(record, "redelivery", time.time())
@@ -310,11 +310,11 @@ def test_unlock_releases_an_expired_lease_and_refuses_a_live_one_without_force(o
 
     operator.store.lock(ALICE, "live", time.time())
     assert _admin(operator, "--yes", "unlock", "alice")[0] == 1
-    assert operator.store.read_player_row(ALICE).lease_id == "live"  # type: ignore[union-attr]
+    assert operator.reads.read_player_row(ALICE).lease_id == "live"  # type: ignore[union-attr]
 
     result = json.loads(_admin(operator, "--yes", "unlock", ALICE, "--force")[1])
     assert result["result"] == "released (it was live)"
-    row = operator.store.read_player_row(ALICE)
+    row = operator.reads.read_player_row(ALICE)
     assert row is not None
     assert (row.lease_id, row.player.display_name if row.player else None) == (None, "alice")
 
@@ -324,7 +324,7 @@ def test_unlocking_a_strangers_lease_removes_the_row_it_created(operator: Operat
 
     _admin(operator, "--yes", "unlock", CAROL)
 
-    assert operator.store.read_player_row(CAROL) is None
+    assert operator.reads.read_player_row(CAROL) is None
 
 
 def test_erase_removes_the_number_everywhere_without_texting_it(

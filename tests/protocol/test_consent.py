@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from serverless_rps import processing, replies
+from serverless_rps.admin.store_reads import StoreReads
 from serverless_rps.parsing import OptOut
 from serverless_rps.processing import DROPPED_LATE, OPT_OUT_CONFIRMATION_SECONDS, Result
 from serverless_rps.replies import Program
@@ -134,7 +135,7 @@ def test_a_number_twilio_blocked_has_its_refusal_recorded_and_gets_nothing_twice
     clock.tick(IN_PROGRESS_SECONDS + 1)
     assert game.processor.process(message) is Result.DUPLICATE
     assert CONFIRMATION not in game.sms.to(ALICE)
-    record = game.store.read_completed(message.idempotency_key)
+    record = StoreReads.beside(game.store).read_completed(message.idempotency_key)
     assert record is not None
     assert record.delivered[0] == "refused:21610"
     assert game.sms.to(BOB).count(replies.opponent_left("alice")) == 1
@@ -158,7 +159,7 @@ def test_a_confirmation_that_cannot_go_out_within_five_minutes_is_dropped_and_lo
 
     assert CONFIRMATION not in game.sms.to(ALICE)
     assert game.sms.last(BOB) == replies.opponent_left("alice")  # the goodbye still goes
-    record = game.store.read_completed(message.idempotency_key)
+    record = StoreReads.beside(game.store).read_completed(message.idempotency_key)
     assert record is not None
     assert record.delivered[0] == DROPPED_LATE
     assert _items_holding(game, ALICE) == []

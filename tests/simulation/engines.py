@@ -1,5 +1,6 @@
 """The engines the exploration can run, by name (`--engine`): the real one, and mutants:
-deliberately broken variants with one protocol rule removed each.
+deliberately broken variants with one protocol rule removed each. A broken store is the real
+`DynamoGameStore` with one broken part (game_store/messages.py, game_store/game_state.py).
 
 The exploration must find every mutant out (tests/simulation/test_mutants.py): a checker that
 cannot tell them from the real engine would prove nothing by finding no violation.
@@ -12,21 +13,20 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from serverless_rps.game import Player
-from serverless_rps.game_store import DynamoGameStore
+from serverless_rps.game_store.game_state import GameStateRows
+from serverless_rps.game_store.messages import MessageRecords
 from serverless_rps.ports import Claim, CompletedRecord, LockedPlayer
 from serverless_rps.processing import MessageProcessor
-from serverless_rps.reply_budget import ReplyBudget
 from tests.simulation.world import Engine
 
 __all__ = ["ENGINES", "MUTANTS"]
 
 
-class ClaimOverwritesCompleted(DynamoGameStore):
+class ClaimOverwritesCompleted(MessageRecords):
     """The claim forgets that a COMPLETED record must never be overwritten."""
 
     def claim(self, key: str, attempt_id: str, now: float) -> Claim | CompletedRecord:
-        existing = self._get_idempotency_item(key)
+        existing = self._get_item(key)
         if existing is not None and existing["status"]["S"] == "IN_PROGRESS":
             return super().claim(key, attempt_id, now)
         self._dynamodb.put_item(
@@ -41,33 +41,23 @@ class ClaimOverwritesCompleted(DynamoGameStore):
         return Claim(key, attempt_id)
 
 
-class WritesWithoutFence(DynamoGameStore):
-    """Player writes are not conditional on holding the lock."""
+class WritesWithoutFence(GameStateRows):
+    """Writes to locked rows are not conditional on holding the lock."""
 
-    def _player_write(
-        self, held: LockedPlayer, after: Player | None, budget: ReplyBudget | None, now: float
-    ) -> dict[str, Any]:
-        write = super()._player_write(held, after, budget, now)
-        for request in write.values():
-            del request["ConditionExpression"]
-            del request["ExpressionAttributeValues"]
-        return write
+    def _fenced(self, held: LockedPlayer, now: float) -> dict[str, Any]:
+        return {"TableName": self._tables.game_state}
 
 
-class FenceIgnoresExpiry(DynamoGameStore):
-    """Player writes check whose lock it is, but not whether its lease has run out."""
+class FenceIgnoresExpiry(GameStateRows):
+    """Writes to locked rows check whose lock it is, but not whether its lease has run out."""
 
-    def _player_write(
-        self, held: LockedPlayer, after: Player | None, budget: ReplyBudget | None, now: float
-    ) -> dict[str, Any]:
-        write = super()._player_write(held, after, budget, now)
-        for request in write.values():
-            request["ConditionExpression"] = "user_locked.lock_uuid = :me"
-            del request["ExpressionAttributeValues"][":now"]
-        return write
+    def _fenced(self, held: LockedPlayer, now: float) -> dict[str, Any]:
+        fence = super()._fenced(held, now)
+        del fence["ExpressionAttributeValues"][":now"]
+        return {**fence, "ConditionExpression": "user_locked.lock_uuid = :me"}
 
 
-class OutboxWithoutLease(DynamoGameStore):
+class OutboxWithoutLease(MessageRecords):
     """A redelivery sends the missing replies even while the committing attempt is still sending."""
 
     def lease_outbox(self, record: CompletedRecord, attempt_id: str, now: float) -> CompletedRecord | None:
@@ -101,25 +91,25 @@ class LocksInArrivalOrder(MessageProcessor):
 # name -> (the broken engine, the scenario that exposes it, the fault bound, the violations expected)
 MUTANTS: dict[str, tuple[Engine, str, int, frozenset[str]]] = {
     "claim overwrites a completed record": (
-        Engine(store=ClaimOverwritesCompleted),
+        Engine(messages=ClaimOverwritesCompleted),
         "same_message_twice",
         1,
         frozenset({"committed-twice"}),
     ),
     "player writes without the lock fence": (
-        Engine(store=WritesWithoutFence),
+        Engine(game_state=WritesWithoutFence),
         "expired_lease_fencing",
         1,
         frozenset({"unfenced-write", "expired-lease-write"}),
     ),
     "fence ignores lease expiry": (
-        Engine(store=FenceIgnoresExpiry),
+        Engine(game_state=FenceIgnoresExpiry),
         "expired_lease_fencing",
         1,
         frozenset({"expired-lease-write"}),
     ),
     "outbox sent without its lease": (
-        Engine(store=OutboxWithoutLease),
+        Engine(messages=OutboxWithoutLease),
         "same_message_twice",
         1,
         frozenset({"duplicate-sms"}),

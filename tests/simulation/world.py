@@ -18,10 +18,13 @@ from typing import Any, cast
 
 import requests
 
+from serverless_rps.admin.store_reads import StoreReads
 from serverless_rps.app import GameFunction
 from serverless_rps.exceptions import RetryLater, StaleRead
 from serverless_rps.game import Limits
 from serverless_rps.game_store import DynamoGameStore
+from serverless_rps.game_store.game_state import GameStateRows
+from serverless_rps.game_store.messages import MessageRecords
 from serverless_rps.message_queue import DeadLetterQueue, IncomingQueue
 from serverless_rps.parsing import OptOut, parse
 from serverless_rps.processing import MessageProcessor
@@ -104,7 +107,8 @@ def independent(a: Transition, b: Transition) -> bool:
 class Engine:
     """The code under test. The self-tests substitute deliberately broken variants."""
 
-    store: type[DynamoGameStore] = DynamoGameStore
+    messages: type[MessageRecords] = MessageRecords  # the store's parts (game_store/)
+    game_state: type[GameStateRows] = GameStateRows
     processor: type[MessageProcessor] = MessageProcessor
 
 
@@ -137,13 +141,15 @@ class Delivery(Invocation):
         self.call_time = 0.0  # this invocation's clock when it made its latest call
         self._ids = itertools.count(1)
         harness, engine = world.harness, world.engine
-        store = engine.store(
+        store = DynamoGameStore(
             harness.dynamodb,
             TABLES,
             lock_lease_seconds=LEASE_SECONDS,
             in_progress_expiry_seconds=IN_PROGRESS_SECONDS,
             completed_record_seconds=COMPLETED_SECONDS,
             contact_key=CONTACT_KEY,
+            messages=engine.messages,
+            game_state=engine.game_state,
         )
         processor = engine.processor(
             store,
@@ -200,7 +206,7 @@ class OperatorResend(Delivery):
         return {}  # no SQS record: the operator runs it
 
     def _handle(self) -> None:
-        record = self.store.read_completed(self.message_sid)
+        record = StoreReads.beside(self.store).read_completed(self.message_sid)
         if record is not None:
             self._function.processor.resend(record)
 

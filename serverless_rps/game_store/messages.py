@@ -1,0 +1,433 @@
+"""Message records: the idempotency record of one inbound SMS, and its outbox.
+
+Format (idempotency table, key ``messageId``, the inbound SMS id): ``status``, ``attempt_id``,
+``in_progress_expiration``, ``TTLEpochTimestamp`` (DynamoDB TTL), and once completed
+``completed_at``, ``outbox`` (``to``, ``from``, ``body``), ``delivered`` (index -> outcome) and
+``outbox_lease = {owner, expires_at}``; once every reply is delivered or refused, the ``outbox``
+(numbers and bodies) is dropped and ``outbox_size`` and ``recipients`` (contact ids) are kept.
+
+Every outbox that holds a number is indexed on that number's contact record (contacts.py): the
+one coupling between the two records, and what lets an opt-out erase the number from outboxes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from serverless_rps.exceptions import ClaimHeldElsewhere, ClaimLost
+from serverless_rps.game_store.contacts import CONTACT_PREFIX, ContactRecords
+from serverless_rps.game_store.errors import is_condition_failure, translated
+from serverless_rps.game_store.items import BATCH_GET_LIMIT, number
+from serverless_rps.game_store.tables import TableNames, TransactItem
+from serverless_rps.ports import Claim, CompletedRecord, OutboundSms
+
+__all__ = [
+    "COMPLETED",
+    "ERASED",
+    "IN_PROGRESS",
+    "SENDING",
+    "MessageRecords",
+    "claim_lost",
+    "completed_record",
+]
+
+IN_PROGRESS = "IN_PROGRESS"
+COMPLETED = "COMPLETED"
+# What an erased reply's number and body become, and how its fate is recorded: never sent.
+ERASED = "erased"
+# An opt-out confirmation whose send began (processing.SENDING): what `restore_number` undoes.
+SENDING = "sending"
+
+# A claim may be taken if nobody has it, or if an in-progress claim has expired:
+#
+#   attempt A  |--claim--...process...--X (dies: no finally, record stays IN_PROGRESS)
+#   attempt B             claim fails (A live)        claim succeeds (A expired) --commit-->
+#              0                                  in_progress_expiration
+#
+# A COMPLETED record is never overwritten: its message's effect has happened.
+CLAIM_FREE = "attribute_not_exists(messageId) OR (#status = :in_progress AND in_progress_expiration < :now)"
+
+# The claim is still ours: nobody took it over after it expired, and it is not completed. Both the
+# commit (which completes it) and `abandon` (which gives it up) hold to it:
+#
+#   attempt A  |--claim--...frozen past in_progress_expiration...     wakes: commit refused
+#   attempt B                              claim succeeds (A expired) --commit-->
+CLAIM_STILL_OURS = "attempt_id = :me AND #status = :in_progress"
+
+# The attempt that committed holds the outbox lease while it sends. A redelivery may send the
+# missing replies only once that lease has expired, so two live attempts never send the same reply:
+#
+#   attempt A  --commit(lease A)--send 0--X (dies before sending 1)
+#   attempt B        lease fails (A live) ...   lease succeeds (A expired) --send 1-->
+OUTBOX_LEASE_FREE = "#status = :completed AND outbox_lease.expires_at < :now"
+
+
+def _still_ours(claim: Claim) -> dict[str, Any]:
+    """CLAIM_STILL_OURS, with its names and values, for a request on `claim`'s record."""
+    return {
+        "ConditionExpression": CLAIM_STILL_OURS,
+        "ExpressionAttributeNames": {"#status": "status"},
+        "ExpressionAttributeValues": {":me": {"S": claim.attempt_id}, ":in_progress": {"S": IN_PROGRESS}},
+    }
+
+
+def claim_lost() -> ClaimLost:
+    """What a refused completion means: the claim expired and was taken over; the message comes back."""
+    return ClaimLost("the claim was taken over before the commit")
+
+
+class MessageRecords:
+    def __init__(
+        self,
+        dynamodb_client: Any,
+        tables: TableNames,
+        contacts: ContactRecords,
+        *,
+        lock_lease_seconds: float,
+        in_progress_expiry_seconds: float,
+        completed_record_seconds: float,
+    ) -> None:
+        self._dynamodb = dynamodb_client
+        self._tables = tables
+        self._contacts = contacts
+        self._lease = lock_lease_seconds
+        self._in_progress_expiry = in_progress_expiry_seconds
+        self._completed_lifetime = completed_record_seconds
+
+    def claim(self, key: str, attempt_id: str, now: float) -> Claim | CompletedRecord:
+        expiry = now + self._in_progress_expiry
+        with translated("claim the message"):
+            try:
+                self._dynamodb.put_item(
+                    TableName=self._tables.idempotency,
+                    Item={
+                        "messageId": {"S": key},
+                        "status": {"S": IN_PROGRESS},
+                        "attempt_id": {"S": attempt_id},
+                        "in_progress_expiration": number(expiry),
+                        "TTLEpochTimestamp": number(int(now + self._completed_lifetime)),
+                    },
+                    ConditionExpression=CLAIM_FREE,
+                    ExpressionAttributeNames={"#status": "status"},
+                    ExpressionAttributeValues={":in_progress": {"S": IN_PROGRESS}, ":now": number(now)},
+                    ReturnValuesOnConditionCheckFailure="ALL_OLD",
+                )
+            except ClientError as exc:
+                if not is_condition_failure(exc):
+                    raise
+                existing: dict[str, Any] | None = exc.response.get("Item")  # type: ignore[assignment]
+                existing = existing or self._get_item(key)
+                if existing is None:  # deleted in between (abandoned): let the retry claim it
+                    raise ClaimHeldElsewhere("claim vanished while checking it", retry_after=0) from exc
+                if existing["status"]["S"] == COMPLETED:
+                    return completed_record(key, existing)
+                remaining = float(existing["in_progress_expiration"]["N"]) - now
+                raise ClaimHeldElsewhere("another attempt is processing this message", remaining) from exc
+        return Claim(key, attempt_id)
+
+    def abandon(self, claim: Claim) -> None:
+        with translated("abandon the claim"):
+            try:
+                self._dynamodb.delete_item(
+                    TableName=self._tables.idempotency,
+                    Key={"messageId": {"S": claim.key}},
+                    **_still_ours(claim),
+                )
+            except ClientError as exc:
+                if not is_condition_failure(exc):
+                    raise
+                # Not ours any more (taken over) or completed after all: nothing to give up.
+
+    def lease_outbox(self, record: CompletedRecord, attempt_id: str, now: float) -> CompletedRecord | None:
+        # Taken on OUTBOX_LEASE_FREE. The record is read again in the request that takes the lease:
+        # the copy read at claim time may predate deliveries the previous holder recorded before
+        # letting go.
+        with translated("lease the outbox"):
+            try:
+                response = self._dynamodb.update_item(
+                    TableName=self._tables.idempotency,
+                    Key={"messageId": {"S": record.key}},
+                    UpdateExpression="SET outbox_lease = :lease",
+                    ConditionExpression=OUTBOX_LEASE_FREE,
+                    ExpressionAttributeNames={"#status": "status"},
+                    ExpressionAttributeValues={
+                        ":lease": lease_value(attempt_id, now + self._lease),
+                        ":completed": {"S": COMPLETED},
+                        ":now": number(now),
+                    },
+                    ReturnValues="ALL_NEW",
+                )
+            except ClientError as exc:
+                if is_condition_failure(exc):
+                    return None
+                raise
+        return completed_record(record.key, response["Attributes"])
+
+    def release_outbox(self, key: str, attempt_id: str) -> None:
+        with translated("release the outbox"):
+            try:
+                self._dynamodb.update_item(
+                    TableName=self._tables.idempotency,
+                    Key={"messageId": {"S": key}},
+                    UpdateExpression="SET outbox_lease.expires_at = :expired",
+                    ConditionExpression="outbox_lease.#owner = :me",
+                    ExpressionAttributeNames={"#owner": "owner"},
+                    ExpressionAttributeValues={":me": {"S": attempt_id}, ":expired": number(0)},
+                )
+            except ClientError as exc:
+                if not is_condition_failure(exc):
+                    raise
+
+    def record_delivery(self, record: CompletedRecord, index: int, outcome: str) -> None:
+        # Replies are sent in index order by the one holder of the outbox lease, so the last
+        # undelivered index of its copy is normally the record's last reply, and recording it
+        # also drops the outbox: what a redelivery needs is `delivered` (all there), `outbox_size`
+        # and `recipients` (the recipients' contact ids, keyed hashes), not numbers and bodies.
+        # An opt-out may have erased the other replies meanwhile: the record as written says so.
+        last = index == record.undelivered()[-1]
+        sets, values = ["delivered.#index = :outcome"], {":outcome": {"S": outcome}}
+        if last:
+            dropped, more, _ = self._outbox_dropped(record)
+            sets, values = sets + dropped, {**values, **more}
+        with translated("record a delivery"):
+            response = self._dynamodb.update_item(
+                TableName=self._tables.idempotency,
+                Key={"messageId": {"S": record.key}},
+                UpdateExpression="SET " + ", ".join(sets) + (" REMOVE outbox" if last else ""),
+                ConditionExpression="attribute_exists(messageId)",
+                ExpressionAttributeNames={"#index": str(index)},
+                ExpressionAttributeValues=values,
+                ReturnValues="ALL_NEW",
+            )
+        written = completed_record(record.key, response["Attributes"])
+        if last or (written.outbox and not written.undelivered()):
+            self.finish(written)
+
+    def withhold_number(self, key: str, index: int, phone: str, fate: str) -> bool:
+        # An opt-out confirmation, before it is sent (fate `sending`) or when it is dropped: its
+        # fate is recorded, so no redelivery sends it again, and its number and text leave the
+        # outbox now, whatever happens next. The entry keeps the phone's contact id (a keyed hash,
+        # never the number) so that the outbox's last delivery still takes the record off that
+        # contact's pending replies, as for any recipient. False if the entry no longer holds the
+        # number: a later opt-out of the phone erased it (`erase_pending_replies`).
+        entry = f"outbox[{index}]"
+        with translated("withhold a number"):
+            try:
+                self._dynamodb.update_item(
+                    TableName=self._tables.idempotency,
+                    Key={"messageId": {"S": key}},
+                    UpdateExpression=(
+                        f"SET delivered.#index = :fate, {entry}.#to = :contact, {entry}.body = :erased"
+                    ),
+                    ConditionExpression=f"{entry}.#to = :phone",
+                    ExpressionAttributeNames={"#index": str(index), "#to": "to"},
+                    ExpressionAttributeValues={
+                        ":fate": {"S": fate},
+                        ":contact": {"S": self._contacts.contact_id(phone)},
+                        ":erased": {"S": ERASED},
+                        ":phone": {"S": phone},
+                    },
+                )
+            except ClientError as exc:
+                if not is_condition_failure(exc):
+                    raise
+                return False
+        return True
+
+    def restore_number(self, key: str, index: int, sms: OutboundSms) -> None:
+        """Undo `withhold_number` for a send that failed for now: the confirmation may go out later."""
+        with translated("restore a withheld reply"):
+            try:
+                self._dynamodb.update_item(
+                    TableName=self._tables.idempotency,
+                    Key={"messageId": {"S": key}},
+                    UpdateExpression=f"SET outbox[{index}] = :sms REMOVE delivered.#index",
+                    ConditionExpression="delivered.#index = :sending",
+                    ExpressionAttributeNames={"#index": str(index)},
+                    ExpressionAttributeValues={":sms": sms_value(sms), ":sending": {"S": SENDING}},
+                )
+            except ClientError as exc:
+                if not is_condition_failure(exc):
+                    raise
+
+    def finish(self, record: CompletedRecord) -> None:
+        """For a record with nothing left to send: drop its outbox if it still has one, and take
+        it off its recipients' pending replies. Idempotent: a redelivery finishes what a dead
+        attempt did not."""
+        if record.outbox:
+            sets, values, _ = self._outbox_dropped(record)
+            with translated("drop a sent outbox"):
+                try:
+                    self._dynamodb.update_item(
+                        TableName=self._tables.idempotency,
+                        Key={"messageId": {"S": record.key}},
+                        UpdateExpression="SET " + ", ".join(sets) + " REMOVE outbox",
+                        ConditionExpression="attribute_exists(outbox)",
+                        ExpressionAttributeValues=values,
+                    )
+                except ClientError as exc:
+                    if not is_condition_failure(exc):
+                        raise
+            record = replace(record, recipients=tuple(self._recipient_contacts(record)))
+        for contact in record.recipients:
+            self._contacts.forget_pending(contact, [record.key])
+
+    def _outbox_dropped(
+        self, record: CompletedRecord, erased: str | None = None
+    ) -> tuple[list[str], dict[str, Any], list[str]]:
+        """What a record keeps of its outbox once it is dropped: its size and the contact ids
+        (keyed hashes) of its recipients, but for an `erased` phone, so that a redelivery can
+        still `finish`. Returns the SET clauses, their values and those contact ids."""
+        contacts = self._recipient_contacts(record)
+        if erased is not None:
+            contacts = [contact for contact in contacts if contact != self._contacts.contact_id(erased)]
+        sets = ["outbox_size = :size", *(["recipients = :contacts"] if contacts else [])]
+        values: dict[str, Any] = {":size": number(len(record.outbox))}
+        if contacts:
+            values[":contacts"] = {"SS": contacts}
+        return sets, values, contacts
+
+    def _recipient_contacts(self, record: CompletedRecord) -> list[str]:
+        # A withheld number's entry holds its contact id instead (`withhold_number`).
+        return sorted(
+            {
+                sms.to if sms.to.startswith(CONTACT_PREFIX) else self._contacts.contact_id(sms.to)
+                for sms in record.outbox
+                if sms.to and sms.to != ERASED
+            }
+        )
+
+    def erase_pending_replies(self, phone: str) -> None:
+        # Every commit that puts a reply to a number in an outbox also adds the record's key to
+        # that number's contact record, in the same transaction; the last delivery takes it out.
+        # So the contact record lists every outbox that may still hold the number (and perhaps a
+        # few that no longer do: harmless). Each is rewritten without it, on the condition that
+        # the entry still holds the number. A sender already holding the outbox lease may still
+        # send to the number: the carrier refuses it (the phone opted out), and that refusal is
+        # what gets recorded.
+        keys = self._contacts.pending_replies(phone)
+        for start in range(0, len(keys), BATCH_GET_LIMIT):
+            for item in self._get_records(keys[start : start + BATCH_GET_LIMIT]):
+                self._erase_from_outbox(item, phone)
+        if keys:
+            self._contacts.forget_pending(self._contacts.contact_id(phone), keys)
+
+    def _get_records(self, keys: Sequence[str]) -> list[dict[str, Any]]:
+        found: list[dict[str, Any]] = []
+        request: list[dict[str, Any]] = [{"messageId": {"S": key}} for key in keys]
+        with translated("read records"):
+            while request:
+                response = self._dynamodb.batch_get_item(
+                    RequestItems={self._tables.idempotency: {"Keys": request, "ConsistentRead": True}}
+                )
+                # Both maps are always in the answer; a table is missing from one when it has nothing
+                # there (every key held back, or none).
+                found.extend(response["Responses"].get(self._tables.idempotency, []))
+                unprocessed = response["UnprocessedKeys"].get(self._tables.idempotency)
+                request = unprocessed["Keys"] if unprocessed else []
+        return found
+
+    def _erase_from_outbox(self, item: dict[str, Any], phone: str) -> None:
+        record = completed_record(item["messageId"]["S"], item)
+        mine = [index for index, sms in enumerate(record.outbox) if sms.to == phone]
+        if not mine:
+            return
+        unsent = [index for index in mine if index not in record.delivered]
+        names = {"#to": "to", **{f"#i{index}": str(index) for index in unsent}}
+        values: dict[str, Any] = {":phone": {"S": phone}}
+        sets = [f"delivered.#i{index} = :erased" for index in unsent]
+        # Nothing left to send once these are erased: drop the outbox, as the last delivery would.
+        drop = set(record.undelivered()) <= set(mine)
+        if drop:
+            dropped, more, others = self._outbox_dropped(record, erased=phone)
+            values.update(more)
+            expression = "SET " + ", ".join(sets + dropped) + " REMOVE outbox"
+        else:
+            sets += [f"outbox[{index}].#to = :erased, outbox[{index}].body = :erased" for index in mine]
+            expression = "SET " + ", ".join(sets)
+        if sets:
+            values[":erased"] = {"S": ERASED}
+        with translated("erase a number from an outbox"):
+            try:
+                self._dynamodb.update_item(
+                    TableName=self._tables.idempotency,
+                    Key={"messageId": item["messageId"]},
+                    UpdateExpression=expression,
+                    ConditionExpression=" AND ".join(f"outbox[{index}].#to = :phone" for index in mine),
+                    ExpressionAttributeNames=names,
+                    ExpressionAttributeValues=values,
+                )
+            except ClientError as exc:
+                if not is_condition_failure(exc):
+                    raise
+                # An entry of ours no longer holds the number. Entries change only all at once:
+                # the last delivery drops the whole outbox, a concurrent erasure of this number
+                # rewrites every one of them. Either way, none of them holds the number now.
+                return
+        if drop:
+            # What the last delivery would have done next (`finish`), for the other recipients.
+            for contact in others:
+                self._contacts.forget_pending(contact, [record.key])
+
+    def _get_item(self, key: str) -> dict[str, Any] | None:
+        response = self._dynamodb.get_item(
+            TableName=self._tables.idempotency, Key={"messageId": {"S": key}}, ConsistentRead=True
+        )
+        item: dict[str, Any] | None = response.get("Item")
+        return item
+
+    def completion(self, claim: Claim, outbox: Sequence[OutboundSms], now: float) -> TransactItem:
+        """The commit's item that completes the claim, with the outbox to send, leased to us."""
+        request = {
+            "Put": {
+                "TableName": self._tables.idempotency,
+                "Item": {
+                    "messageId": {"S": claim.key},
+                    "status": {"S": COMPLETED},
+                    "attempt_id": {"S": claim.attempt_id},
+                    "completed_at": number(now),
+                    "TTLEpochTimestamp": number(int(now + self._completed_lifetime)),
+                    "outbox": {"L": [sms_value(sms) for sms in outbox]},
+                    "delivered": {"M": {}},
+                    "outbox_lease": lease_value(claim.attempt_id, now + self._lease),
+                },
+                **_still_ours(claim),
+            }
+        }
+
+        return TransactItem(request, if_refused=claim_lost)
+
+
+# -- item formats of a message record ---------------------------------------------------------
+
+
+def lease_value(owner: str, expires_at: float) -> dict[str, Any]:
+    return {"M": {"owner": {"S": owner}, "expires_at": number(expires_at)}}
+
+
+def sms_value(sms: OutboundSms) -> dict[str, Any]:
+    value = {"to": {"S": sms.to}, "from": {"S": sms.from_}, "body": {"S": sms.body}}
+    if sms.send_by is not None:
+        value["send_by"] = number(sms.send_by)
+    return {"M": value}
+
+
+def sms_from(value: dict[str, Any]) -> OutboundSms:
+    send_by = value.get("send_by")
+    return OutboundSms(
+        value["to"]["S"], value["from"]["S"], value["body"]["S"], float(send_by["N"]) if send_by else None
+    )
+
+
+def completed_record(key: str, item: dict[str, Any]) -> CompletedRecord:
+    outbox = tuple(sms_from(entry["M"]) for entry in item.get("outbox", {}).get("L", []))
+    delivered = {int(index): value["S"] for index, value in item.get("delivered", {}).get("M", {}).items()}
+    lease = item.get("outbox_lease", {}).get("M", {})
+    recipients = tuple(sorted(item.get("recipients", {}).get("SS", [])))
+    return CompletedRecord(
+        key, outbox, delivered, float(lease.get("expires_at", {}).get("N", "0")), recipients
+    )
