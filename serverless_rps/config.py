@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
+import re
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -119,6 +120,9 @@ class GameSettings:
     # The operator's messaging program, as registered with the carriers (template.yaml's
     # ProgramName and SupportContact): named in HELP and the opt-in and opt-out confirmations.
     program: Program = field(default_factory=Program)
+    # Who sends the replies (template.yaml's TwilioMessagingServiceSid): None, From the number the
+    # player texted; a Messaging Service SID, through that service, which picks the sender.
+    messaging_service_sid: str | None = None
 
     @classmethod
     def from_environment(cls, env: Mapping[str, str] | None = None) -> GameSettings:
@@ -141,6 +145,7 @@ class GameSettings:
             metrics_namespace=env.get("POWERTOOLS_METRICS_NAMESPACE", "").strip()
             or DEFAULT_METRICS_NAMESPACE,
             program=_program(env),
+            messaging_service_sid=_messaging_service(env),
         )
 
     def __post_init__(self) -> None:
@@ -203,6 +208,22 @@ def tracing_enabled(env: Mapping[str, str] | None = None) -> bool:
     if env.get("AWS_SAM_LOCAL") or env.get("AWS_CHALICE_CLI_MODE"):
         return False
     return bool(env.get("LAMBDA_TASK_ROOT"))
+
+
+_MESSAGING_SERVICE_SID = re.compile(r"MG[0-9a-f]{32}")
+
+
+def _messaging_service(env: Mapping[str, str]) -> str | None:
+    """TWILIO_MESSAGING_SERVICE_SID: empty or unset sends From the number texted. A malformed SID
+    fails the cold start here rather than every send at Twilio (21705)."""
+    sid = env.get("TWILIO_MESSAGING_SERVICE_SID", "").strip()
+    if not sid:
+        return None
+    if not _MESSAGING_SERVICE_SID.fullmatch(sid):
+        raise ConfigurationError(
+            f"TWILIO_MESSAGING_SERVICE_SID must be MG followed by 32 lowercase hex digits, got {sid!r}"
+        )
+    return sid
 
 
 def _program(env: Mapping[str, str]) -> Program:

@@ -68,6 +68,10 @@ TWILIO_ERRORS: dict[int, TwilioFailure] = {
     21606: TwilioFailure.CONFIGURATION,  # 'From' number cannot send SMS (or is not ours)
     21659: TwilioFailure.CONFIGURATION,  # 'From' is not a Twilio number enabled for this account
     21660: TwilioFailure.CONFIGURATION,  # mismatch between the 'From' number and the account
+    21701: TwilioFailure.CONFIGURATION,  # the Messaging Service does not exist (or is not ours)
+    21703: TwilioFailure.CONFIGURATION,  # the Messaging Service has no number available to send
+    21704: TwilioFailure.CONFIGURATION,  # the Messaging Service contains no phone numbers
+    21705: TwilioFailure.CONFIGURATION,  # the Messaging Service SID is invalid
     30002: TwilioFailure.CONFIGURATION,  # account suspended
     # Busy or briefly broken: another try later may work.
     14107: TwilioFailure.TRANSIENT,  # rate limit exceeded
@@ -125,18 +129,32 @@ class TwilioSmsGateway:
     (`TwilioRestException` with Twilio's code) and imports none of them.
     """
 
-    def __init__(self, account_sid: str, auth_token: str, api_url: str | None = None) -> None:
+    def __init__(
+        self,
+        account_sid: str,
+        auth_token: str,
+        api_url: str | None = None,
+        messaging_service_sid: str | None = None,
+    ) -> None:
         self._http = RedirectingHttpClient(api_url)
         client = Client(account_sid, auth_token, http_client=self._http)
         self._api = Version(Domain(client, TWILIO_API_BASE), "2010-04-01")
         self._messages = f"/Accounts/{account_sid}/Messages.json"
+        self._messaging_service_sid = messaging_service_sid
+
+    def _sender(self, message: OutboundSms) -> dict[str, str]:
+        """Exactly one sender: the Messaging Service, which picks a number of its pool (sticky
+        sender), or else From the number the player texted (the outbox's `from`)."""
+        if self._messaging_service_sid:
+            return {"MessagingServiceSid": self._messaging_service_sid}
+        return {"From": message.from_}
 
     def send(self, message: OutboundSms) -> str:
         try:
             created = self._api.create(
                 "POST",
                 self._messages,
-                data={"To": message.to, "From": message.from_, "Body": message.body},
+                data={"To": message.to, **self._sender(message), "Body": message.body},
                 headers={"Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"},
             )
         except TwilioRestException as exc:

@@ -1,15 +1,18 @@
 """A local stand-in for Twilio's Messages API, so the game can send SMS without a Twilio account.
 
 It answers the one call the game makes, `POST /2010-04-01/Accounts/{AccountSid}/Messages.json`,
-the way Twilio does: HTTP Basic auth with the account SID and auth token, form fields `To`, `From`,
-`Body`, a `201` with the message resource, or a Twilio-shaped error such as
-`{"code": 21610, "message": ..., "more_info": ..., "status": 400}`.
+the way Twilio does: HTTP Basic auth with the account SID and auth token, form fields `To`, `Body`
+and either `From` or `MessagingServiceSid`, a `201` with the message resource, or a Twilio-shaped
+error such as `{"code": 21610, "message": ..., "more_info": ..., "status": 400}`.
 
 What it imitates beyond the happy path:
 
 * **Opt-out** (Twilio's Advanced Opt-Out): when the simulator delivers an inbound STOP word from a
   phone, that phone is opted out and sends to it are refused with 21610 until it texts START.
 * **Bad numbers**: a `To` that is not E.164 is refused with 21211.
+* **Messaging Services**: a send with `MessagingServiceSid` leaves from a number of that service's
+  pool, the same one for a recipient each time (sticky sender); its answer has `from: null` and
+  status `accepted`, as Twilio's does before it assigns the sender. An unknown service is 21701.
 * **Faults on demand**: `fail_next()` answers the next sends with 429 (with `Retry-After`), 500, 503...;
   `stall_next()` holds the response back long enough for a client timeout, optionally after
   accepting the message (the one window in which a reply may be sent twice).
@@ -25,7 +28,7 @@ import re
 import secrets
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from email.utils import formatdate
 from typing import Any, Self
@@ -60,6 +63,7 @@ _OPT_IN_CONFIRMATION = (
 )
 
 _E164 = re.compile(r"^\+[1-9]\d{1,14}$")
+_MESSAGING_SERVICE_SID = re.compile(r"^MG[0-9a-fA-F]{32}$")
 _MAX_BODY_CHARACTERS = 1600
 
 _GSM7_BASIC = set(
@@ -120,9 +124,16 @@ class _TwilioError(Exception):
 class LocalTwilioApi:
     """Twilio's Messages API for one account, in memory. Thread-safe; start it, send to it, read it."""
 
-    def __init__(self, account_sid: str, auth_token: str) -> None:
+    def __init__(
+        self, account_sid: str, auth_token: str, messaging_services: Mapping[str, Sequence[str]] | None = None
+    ) -> None:
+        """`messaging_services` maps each Messaging Service SID (MG...) to its pool of numbers."""
         self.account_sid = account_sid
         self._auth_token = auth_token
+        self._messaging_services = {
+            sid: tuple(numbers) for sid, numbers in (messaging_services or {}).items()
+        }
+        self._sticky_senders: dict[tuple[str, str], str] = {}
         self._condition = threading.Condition()
         self._sent: list[dict[str, Any]] = []
         self._attempts: list[dict[str, Any]] = []
@@ -261,12 +272,13 @@ class LocalTwilioApi:
             return len(self._faults)
 
     def clear(self) -> None:
-        """Forget sent messages, attempts, opt-outs and pending faults."""
+        """Forget sent messages, attempts, opt-outs, pending faults and sticky senders."""
         with self._condition:
             self._sent.clear()
             self._attempts.clear()
             self._opted_out.clear()
             self._faults.clear()
+            self._sticky_senders.clear()
 
     # -- state between runs ------------------------------------------------------------------------
 
@@ -297,12 +309,13 @@ class LocalTwilioApi:
     def _http_create(self, request: Request, account_sid: str) -> Response:
         self._authenticate(request.authorization, account_sid)
         to = request.form.get("To", "")
-        sender = request.form.get("From", "")
         body = request.form.get("Body", "")
+        service = request.form.get("MessagingServiceSid") or None
+        sender = request.form.get("From") or (self._pool_sender(service, to) if service else "")
         with self._condition:
             fault = self._faults.pop(0) if self._faults else None
         if fault is not None:
-            return self._inject(fault, to, sender, body)
+            return self._inject(fault, to, sender, body, service)
         try:
             self._validate(to, sender, body)
         except _TwilioError as error:
@@ -312,8 +325,28 @@ class LocalTwilioApi:
             for listener in listeners:
                 listener(dict(attempt))
             raise
-        message = self._accept(to, sender, body)
+        message = self._accept(to, sender, body, service)
+        if service:
+            # Twilio answers before it assigns a sender of the pool.
+            message = {**message, "from": None, "status": "accepted"}
         return Response(json.dumps(message), status=201, mimetype="application/json")
+
+    def _pool_sender(self, service: str, to: str) -> str:
+        """The number of the service's pool that sends to `to`: the one it used before (sticky
+        sender), else the next in turn."""
+        if not _MESSAGING_SERVICE_SID.match(service):
+            raise _TwilioError(400, 21705, "The Messaging Service is invalid")
+        pool = self._messaging_services.get(service)
+        if pool is None:
+            raise _TwilioError(400, 21701, "The Messaging Service does not exist")
+        if not pool:
+            raise _TwilioError(400, 21704, "The Messaging Service contains no phone numbers")
+        with self._condition:
+            sender = self._sticky_senders.get((service, to))
+            if sender is None:
+                recipients = sum(1 for known, _ in self._sticky_senders if known == service)
+                sender = self._sticky_senders[service, to] = pool[recipients % len(pool)]
+            return sender
 
     def _authenticate(self, authorization: Authorization | None, account_sid: str) -> None:
         valid = (
@@ -342,9 +375,9 @@ class LocalTwilioApi:
         if opted_out:
             raise _TwilioError(400, 21610, "Attempt to send to unsubscribed recipient")
 
-    def _inject(self, fault: _Fault, to: str, sender: str, body: str) -> Response:
+    def _inject(self, fault: _Fault, to: str, sender: str, body: str, service: str | None) -> Response:
         if fault.accept_first:
-            self._accept(to, sender, body)
+            self._accept(to, sender, body, service)
         else:
             self._record_attempt(to, sender, body, fault.status, fault.code)
         if fault.stall_seconds:
@@ -352,7 +385,7 @@ class LocalTwilioApi:
         headers = {"Retry-After": f"{fault.retry_after:g}"} if fault.retry_after is not None else {}
         raise _TwilioError(fault.status, fault.code, f"Injected failure {fault.status}", headers)
 
-    def _accept(self, to: str, sender: str, body: str) -> dict[str, Any]:
+    def _accept(self, to: str, sender: str, body: str, service: str | None = None) -> dict[str, Any]:
         sid = "SM" + secrets.token_hex(16)
         now = formatdate(usegmt=True)
         segments = count_segments(body)
@@ -373,7 +406,7 @@ class LocalTwilioApi:
             "date_sent": None,
             "error_code": None,
             "error_message": None,
-            "messaging_service_sid": None,
+            "messaging_service_sid": service,
             "price": None,
             "price_unit": "USD",
             "uri": f"/{API_VERSION}/Accounts/{self.account_sid}/Messages/{sid}.json",

@@ -194,3 +194,67 @@ def test_every_accepted_message_reaches_the_subscribers(twilio_api: LocalTwilioA
 def test_segments_are_counted_as_a_handset_would(body: str, encoding: str, segments: int) -> None:
     counted = count_segments(body)
     assert (counted.encoding, counted.segments) == (encoding, segments)
+
+
+MESSAGING_SERVICE = "MG" + "1" * 32
+SECOND_NUMBER = "+15550100009"
+BOB = "+15550100002"
+
+
+@pytest.fixture
+def service_api() -> Iterator[LocalTwilioApi]:
+    with LocalTwilioApi(
+        ACCOUNT_SID, AUTH_TOKEN, messaging_services={MESSAGING_SERVICE: (SERVICE_NUMBER, SECOND_NUMBER)}
+    ) as api:
+        yield api
+
+
+def _send_through(api: LocalTwilioApi, service: str, to: str = ALICE) -> Any:
+    return _client(api).messages.create(to=to, messaging_service_sid=service, body="Welcome!")
+
+
+def test_a_send_through_a_messaging_service_is_accepted_before_a_sender_is_assigned(
+    service_api: LocalTwilioApi,
+) -> None:
+    message = _send_through(service_api, MESSAGING_SERVICE)
+
+    assert (message.status, message.from_, message.messaging_service_sid) == (
+        "accepted",
+        None,
+        MESSAGING_SERVICE,
+    )
+    [recorded] = service_api.sent_messages()
+    assert (recorded["sid"], recorded["from"]) == (message.sid, SERVICE_NUMBER), (
+        "a number of the pool sent it"
+    )
+
+
+def test_a_messaging_service_keeps_each_recipient_on_one_number_of_its_pool(
+    service_api: LocalTwilioApi,
+) -> None:
+    for to in (ALICE, BOB, ALICE, BOB):
+        _send_through(service_api, MESSAGING_SERVICE, to)
+
+    senders = {(sent["to"], sent["from"]) for sent in service_api.sent_messages()}
+    assert senders == {(ALICE, SERVICE_NUMBER), (BOB, SECOND_NUMBER)}
+
+
+@pytest.mark.parametrize(("service", "code"), [("MG" + "2" * 32, 21701), ("MG-not-a-sid", 21705)])
+def test_an_unknown_or_malformed_messaging_service_is_refused(
+    service_api: LocalTwilioApi, service: str, code: int
+) -> None:
+    with pytest.raises(TwilioRestException) as refused:
+        _send_through(service_api, service)
+
+    assert refused.value.code == code
+    assert service_api.sent_messages() == []
+
+
+def test_a_messaging_service_without_numbers_is_refused_with_21704() -> None:
+    with (
+        LocalTwilioApi(ACCOUNT_SID, AUTH_TOKEN, messaging_services={MESSAGING_SERVICE: ()}) as api,
+        pytest.raises(TwilioRestException) as refused,
+    ):
+        _send_through(api, MESSAGING_SERVICE)
+
+    assert refused.value.code == 21704

@@ -97,3 +97,31 @@ def test_each_class_of_twilio_error_through_the_real_client(
     with pytest.raises(raised):
         gateway.send(HELLO)
     assert gateway.send(HELLO).startswith("SM"), "the fault was one send only"
+
+
+MESSAGING_SERVICE = "MG" + "5" * 32
+POOL = ("+15550000001", "+15550000002")
+
+
+def test_with_a_messaging_service_a_reply_goes_out_through_it_from_a_number_of_its_pool() -> None:
+    with LocalTwilioApi(TWILIO_ACCOUNT, TWILIO_TOKEN, messaging_services={MESSAGING_SERVICE: POOL}) as twilio:
+        gateway = TwilioSmsGateway(TWILIO_ACCOUNT, TWILIO_TOKEN, twilio.base_url, MESSAGING_SERVICE)
+
+        sid = gateway.send(HELLO)
+
+        [sent] = twilio.sent_messages()
+        [attempt] = twilio.attempts()
+    assert sent["sid"] == sid
+    assert sent["messaging_service_sid"] == MESSAGING_SERVICE
+    assert (sent["to"], sent["body"]) == (HELLO.to, HELLO.body)
+    assert attempt["from"] in POOL, "the service chose the sender, not the outbox's `from`"
+
+
+def test_a_messaging_service_twilio_does_not_know_is_a_configuration_error_retried_not_recorded(
+    twilio: LocalTwilioApi,
+) -> None:
+    gateway = TwilioSmsGateway(TWILIO_ACCOUNT, TWILIO_TOKEN, twilio.base_url, MESSAGING_SERVICE)
+
+    with pytest.raises(ConfigurationProblem, match="21701"):
+        gateway.send(HELLO)
+    assert twilio.sent_messages() == []

@@ -58,3 +58,24 @@ def test_the_auth_token_is_read_from_an_ssm_secure_string(aws: Any) -> None:
     ssm.put_parameter(Name="/rps/twilio-auth-token", Value="s3cret", Type="SecureString")
     settings = GameSettings.from_environment(BASE)
     assert read_auth_token(settings.twilio, ssm) == "s3cret"
+
+
+MESSAGING_SERVICE = "MG" + "0123456789abcdef" * 2
+
+
+def test_replies_leave_from_the_number_texted_unless_a_messaging_service_is_set() -> None:
+    assert GameSettings.from_environment(BASE).messaging_service_sid is None
+    assert (
+        GameSettings.from_environment({**BASE, "TWILIO_MESSAGING_SERVICE_SID": " "}).messaging_service_sid
+        is None
+    )
+
+    settings = GameSettings.from_environment({**BASE, "TWILIO_MESSAGING_SERVICE_SID": MESSAGING_SERVICE})
+
+    assert settings.messaging_service_sid == MESSAGING_SERVICE
+
+
+@pytest.mark.parametrize("sid", ["PN" + "0" * 32, "MG123", "MG" + "A" * 32, "+15550100000"])
+def test_a_malformed_messaging_service_sid_is_refused_by_name(sid: str) -> None:
+    with pytest.raises(ConfigurationError, match="TWILIO_MESSAGING_SERVICE_SID"):
+        GameSettings.from_environment({**BASE, "TWILIO_MESSAGING_SERVICE_SID": sid})

@@ -150,14 +150,14 @@ def test_the_game_function_is_told_its_own_timeout(template: dict[str, Any]) -> 
 
 def test_the_game_function_environment_passes_the_settings_own_checks(template: dict[str, Any]) -> None:
     # References to resources (table names, the account SID) become placeholders; references to
-    # numeric parameters take their defaults; the other numbers are the template's.
+    # parameters with a default take it; the other numbers are the template's.
     parameters = template.get("Parameters", {})
 
     def value_of(name: str, value: Any) -> str:
         if isinstance(value, str):
             return value
         referenced = parameters.get(value.get("Ref", "")) if isinstance(value, dict) else None
-        if referenced is not None and referenced["Type"] == "Number":
+        if referenced is not None and "Default" in referenced:
             return str(referenced["Default"])
         return f"<{name}>"
 
@@ -168,6 +168,58 @@ def test_the_game_function_environment_passes_the_settings_own_checks(template: 
 
     assert settings.function_timeout_seconds == game_timeout(template)
     assert settings.completed_record_seconds == number(variables["COMPLETED_RECORD_SECONDS"])
+
+
+# --- who sends the replies -------------------------------------------------------------------------
+
+MESSAGING_SERVICE = "MG" + "0123456789abcdef" * 2
+
+
+def accepted_by_cloudformation(parameter: dict[str, Any], value: str) -> bool:
+    """CloudFormation refuses a value its parameter's AllowedPattern does not match as a whole
+    (cfn-lint and `sam validate` check no parameter values, so the test reads the pattern)."""
+    return re.fullmatch(parameter["AllowedPattern"], value) is not None
+
+
+def sender_of(template: dict[str, Any], value: str) -> str | None:
+    """The Messaging Service the game function sends through with the parameter set to `value`."""
+    assert environment(template, "GameFunction")["TWILIO_MESSAGING_SERVICE_SID"] == {
+        "Ref": "TwilioMessagingServiceSid"
+    }
+    variables = {**game_environment(template, "rps"), "TWILIO_MESSAGING_SERVICE_SID": value}
+    return GameSettings.from_environment(variables).messaging_service_sid
+
+
+def test_replies_leave_from_the_number_texted_unless_a_messaging_service_is_given(
+    template: dict[str, Any],
+) -> None:
+    parameter = template["Parameters"]["TwilioMessagingServiceSid"]
+
+    assert parameter["Default"] == "", "a deployment without a service needs no value"
+    assert accepted_by_cloudformation(parameter, "")
+    assert sender_of(template, "") is None, "empty: From the number the player texted"
+    assert accepted_by_cloudformation(parameter, MESSAGING_SERVICE)
+    assert sender_of(template, MESSAGING_SERVICE) == MESSAGING_SERVICE
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["+15550100000", "PN" + "0" * 32, "MG" + "0" * 31, "MG" + "A" * 32, f"{MESSAGING_SERVICE},+15550100000"],
+)
+def test_anything_but_one_messaging_service_sid_is_refused_before_the_stack_changes(
+    template: dict[str, Any], value: str
+) -> None:
+    assert not accepted_by_cloudformation(template["Parameters"]["TwilioMessagingServiceSid"], value)
+
+
+def test_the_template_names_the_one_sender_it_chose(template: dict[str, Any]) -> None:
+    condition = template["Conditions"]["SendsThroughMessagingService"]
+    chosen = template["Outputs"]["ReplySender"]["Value"]["Fn::If"]
+
+    assert condition == {"Fn::Not": [{"Fn::Equals": [{"Ref": "TwilioMessagingServiceSid"}, ""]}]}
+    assert chosen[0] == "SendsThroughMessagingService"
+    assert chosen[1] == {"Fn::Sub": "Messaging Service ${TwilioMessagingServiceSid}"}
+    assert chosen[2] == "the number the player texted"
 
 
 # --- the game function's queue, the tables ----------------------------------------------------------
@@ -714,13 +766,13 @@ def in_stack(value: Any, stack: str) -> str:
 
 
 def game_environment(template: dict[str, Any], stack: str) -> dict[str, str]:
-    """The game function's variables in a stack: an !Sub of the stack's name resolved, a numeric
-    parameter at its default, any other reference a placeholder."""
+    """The game function's variables in a stack: an !Sub of the stack's name resolved, a
+    parameter with a default at its default, any other reference a placeholder."""
     parameters = template.get("Parameters", {})
     variables = {}
     for name, value in environment(template, "GameFunction").items():
         referenced = parameters.get(value.get("Ref", "")) if isinstance(value, dict) else None
-        if referenced is not None and referenced["Type"] == "Number":
+        if referenced is not None and "Default" in referenced:
             variables[name] = str(referenced["Default"])
         elif isinstance(value, str) or isinstance(value.get("Fn::Sub"), str):
             variables[name] = in_stack(value, stack)
