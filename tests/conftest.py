@@ -19,6 +19,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import boto3
@@ -55,11 +56,14 @@ botocore.session.create_loader = functools.cache(botocore.loaders.create_loader)
 
 # The slow tier: `pytest -m "not slow"` (`make check`) leaves these out; `make test` runs them all.
 # Marked by place, by what each costs (docs/reliability.md, "What the test run costs"): a path, or
-# a path and a part of the test's id, and why.
+# a path and a part of the test's id, and why. Longest first: slow tests run first, in this order,
+# so that on two processes the longest module does not start last while the other process idles.
 SLOW: tuple[tuple[str, str, str], ...] = (
     ("tests/simulation/test_exploration.py", "", "explores every interleaving of twelve scenarios"),
     ("tests/simulation/test_mutants.py", "", "explores scenarios once per planted mutant"),
+    ("tests/simulation/test_scheduler.py", "reduction_explores_every_schedule", "every schedule, unreduced"),
     ("tests/chaos/test_chaos_soak.py", "", "real games on the local stack while workers are killed"),
+    ("tests/unit/test_template.py", "sam_build", "sam build: a pip install for arm64"),
     ("tests/local/", "", "starts servers, processes and chromium"),
     ("tests/docs/", "", "runs every documented command in a copy of the tree"),
     ("tests/protocol/test_crash_matrix.py", "", "each scenario again after every one of its calls"),
@@ -74,11 +78,19 @@ SLOW: tuple[tuple[str, str, str], ...] = (
 )
 
 
+def _slow_rank(item: pytest.Item, root: Path) -> int:
+    """The item's row in SLOW, or len(SLOW) if it is not slow."""
+    place = item.path.relative_to(root).as_posix()
+    rows = (rank for rank, (path, part, _) in enumerate(SLOW) if place.startswith(path) and part in item.name)
+    return next(rows, len(SLOW))
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    ranks = {item.nodeid: _slow_rank(item, config.rootpath) for item in items}
     for item in items:
-        place = item.path.relative_to(config.rootpath).as_posix()
-        if any(place.startswith(path) and part in item.name for path, part, _ in SLOW):
+        if ranks[item.nodeid] < len(SLOW):
             item.add_marker(pytest.mark.slow)
+    items.sort(key=lambda item: ranks[item.nodeid])  # stable: each file keeps its own order
 
 
 REGION = "us-east-1"
