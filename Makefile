@@ -51,8 +51,9 @@ typecheck: $(DEV)
 	$(VENV)/bin/mypy serverless_rps serverless_rps_local
 
 # Tests run on two processes (pytest-xdist), each module whole on one, so that a module's shared
-# fixture (a server, the exploration's reports) is made once.
-PARALLEL := -n 2 --dist loadscope
+# fixture (a server, the exploration's reports) is made once; in the order tests/conftest.py puts
+# them (the longest first), not xdist's own (the most tests first, which started the exploration last).
+PARALLEL := -n 2 --dist loadscope --no-loadscope-reorder
 
 # The loop to run while working (README "Testing"): lint, types, and the fast tier of the unit and
 # protocol tests (everything not marked slow in tests/conftest.py), in under a minute.

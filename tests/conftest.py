@@ -52,28 +52,29 @@ freezegun.configure(extend_ignore_list=["_pytest.timing"])
 # a fresh default session and the code under test makes its own (a Lambda's cold start), so
 # without this the suite spent more time parsing the same files than running the game. The
 # loader only reads files that do not change during a run: sharing it changes nothing else.
-botocore.session.create_loader = functools.cache(botocore.loaders.create_loader)  # type: ignore[attr-defined]
+botocore.session.create_loader = functools.cache(botocore.loaders.create_loader)
 
 # The slow tier: `pytest -m "not slow"` (`make check`) leaves these out; `make test` runs them all.
 # Marked by place, by what each costs (docs/reliability.md, "What the test run costs"): a path, or
-# a path and a part of the test's id, and why. Longest first: slow tests run first, in this order,
-# so that on two processes the longest module does not start last while the other process idles.
+# a path and a part of the test's id, and why. Longest first: the files that hold slow tests run
+# first, in this order, so that on two processes (make test) the longest does not start last while
+# the other process idles.
 SLOW: tuple[tuple[str, str, str], ...] = (
     ("tests/simulation/test_exploration.py", "", "explores every interleaving of twelve scenarios"),
-    ("tests/simulation/test_mutants.py", "", "explores scenarios once per planted mutant"),
     ("tests/simulation/test_scheduler.py", "reduction_explores_every_schedule", "every schedule, unreduced"),
+    ("tests/simulation/test_mutants.py", "", "explores scenarios once per planted mutant"),
     ("tests/chaos/test_chaos_soak.py", "", "real games on the local stack while workers are killed"),
     ("tests/unit/test_template.py", "sam_build", "sam build: a pip install for arm64"),
-    ("tests/local/", "", "starts servers, processes and chromium"),
-    ("tests/docs/", "", "runs every documented command in a copy of the tree"),
     ("tests/protocol/test_crash_matrix.py", "", "each scenario again after every one of its calls"),
-    ("tests/protocol/test_concurrency.py", "", "threads against one server, 30 trials"),
+    ("tests/protocol/test_request_counts.py", "-19]", "19 pending games set up first"),
+    ("tests/protocol/test_request_counts.py", "[19]", "19 pending games set up first"),
     ("tests/protocol/test_reply_budget.py", "flood_someone_else", "1,000 texts from one phone"),
     ("tests/protocol/test_reply_budget.py", "bounded_too", "1,000 texts from a stranger"),
     ("tests/protocol/test_reply_budget.py", "a_thousand", "1,000 texts"),
     ("tests/protocol/test_reply_budget.py", "honest_fast_game", "a long game, text by text"),
-    ("tests/protocol/test_request_counts.py", "-19]", "19 pending games set up first"),
-    ("tests/protocol/test_request_counts.py", "[19]", "19 pending games set up first"),
+    ("tests/local/", "", "starts servers, processes and chromium"),
+    ("tests/docs/", "", "runs every documented command in a copy of the tree"),
+    ("tests/protocol/test_concurrency.py", "", "threads against one server, 30 trials"),
     ("tests/protocol/test_erasure.py", "fifty_throws", "fifty games set up first"),
 )
 
@@ -87,10 +88,13 @@ def _slow_rank(item: pytest.Item, root: Path) -> int:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     ranks = {item.nodeid: _slow_rank(item, config.rootpath) for item in items}
+    file_ranks: dict[Path, int] = {}
     for item in items:
         if ranks[item.nodeid] < len(SLOW):
             item.add_marker(pytest.mark.slow)
-    items.sort(key=lambda item: ranks[item.nodeid])  # stable: each file keeps its own order
+        file_ranks[item.path] = min(file_ranks.get(item.path, len(SLOW)), ranks[item.nodeid])
+    # Whole files move, each in its own order, so that a module's fixture is still made once.
+    items.sort(key=lambda item: file_ranks[item.path])
 
 
 REGION = "us-east-1"
