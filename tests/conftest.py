@@ -10,6 +10,7 @@ tested against the local Twilio-compatible API (tests/protocol/test_sms_gateway.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import logging
 import os
@@ -18,9 +19,12 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import boto3
+import botocore.loaders
+import botocore.session
 import freezegun
 import pytest
 from freezegun import freeze_time
@@ -46,11 +50,62 @@ from serverless_rps_local.in_process import (
     create_tables,
     delete_tables,
 )
+from serverless_rps_local.moto_rollback import light_transaction_rollback
 from serverless_rps_local.twilio_api import LocalTwilioApi
 
 # pytest's own clock measures how long each test took (--durations, and mutmut's ordering and
 # time limits, scripts/mutants.py): frozen, it reports days for a test that froze time ahead.
 freezegun.configure(extend_ignore_list=["_pytest.timing"])
+
+# One botocore loader for the whole test process. Every boto3 session reads and parses the JSON
+# models of the services it makes clients for, about 70 ms of CPU a session; moto gives each test
+# a fresh default session and the code under test makes its own (a Lambda's cold start), so
+# without this the suite spent more time parsing the same files than running the game. The
+# loader only reads files that do not change during a run: sharing it changes nothing else.
+botocore.session.create_loader = functools.cache(botocore.loaders.create_loader)
+
+# The slow tier: `pytest -m "not slow"` (`make check`) leaves these out; `make test` runs them all.
+# Marked by place, by what each costs (docs/reliability.md, "What the test run costs"): a path, or
+# a path and a part of the test's id, and why. Longest first: the files that hold slow tests run
+# first, in this order, so that on two processes (make test) the longest does not start last while
+# the other process idles.
+SLOW: tuple[tuple[str, str, str], ...] = (
+    ("tests/simulation/test_exploration.py", "", "explores every interleaving of twelve scenarios"),
+    ("tests/simulation/test_scheduler.py", "reduction_explores_every_schedule", "every schedule, unreduced"),
+    ("tests/simulation/test_mutants.py", "", "explores scenarios once per planted mutant"),
+    ("tests/chaos/test_chaos_soak.py", "", "real games on the local stack while workers are killed"),
+    ("tests/unit/test_template.py", "sam_build", "sam build: a pip install for arm64"),
+    ("tests/protocol/test_crash_matrix.py", "", "each scenario again after every one of its calls"),
+    ("tests/protocol/test_request_counts.py", "-19]", "19 pending games set up first"),
+    ("tests/protocol/test_request_counts.py", "[19]", "19 pending games set up first"),
+    ("tests/protocol/test_reply_budget.py", "flood_someone_else", "1,000 texts from one phone"),
+    ("tests/protocol/test_reply_budget.py", "bounded_too", "1,000 texts from a stranger"),
+    ("tests/protocol/test_reply_budget.py", "a_thousand", "1,000 texts"),
+    ("tests/protocol/test_reply_budget.py", "honest_fast_game", "a long game, text by text"),
+    ("tests/local/", "", "starts servers, processes and chromium"),
+    ("tests/docs/", "", "runs every documented command in a copy of the tree"),
+    ("tests/protocol/test_concurrency.py", "", "threads against one server, 30 trials"),
+    ("tests/protocol/test_erasure.py", "fifty_throws", "fifty games set up first"),
+)
+
+
+def _slow_rank(item: pytest.Item, root: Path) -> int:
+    """The item's row in SLOW, or len(SLOW) if it is not slow."""
+    place = item.path.relative_to(root).as_posix()
+    rows = (rank for rank, (path, part, _) in enumerate(SLOW) if place.startswith(path) and part in item.name)
+    return next(rows, len(SLOW))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    ranks = {item.nodeid: _slow_rank(item, config.rootpath) for item in items}
+    file_ranks: dict[Path, int] = {}
+    for item in items:
+        if ranks[item.nodeid] < len(SLOW):
+            item.add_marker(pytest.mark.slow)
+        file_ranks[item.path] = min(file_ranks.get(item.path, len(SLOW)), ranks[item.nodeid])
+    # Whole files move, each in its own order, so that a module's fixture is still made once.
+    items.sort(key=lambda item: file_ranks[item.path])
+
 
 ALICE = "+15551110001"
 BOB = "+15552220002"
@@ -98,10 +153,14 @@ def dynamodb_endpoint() -> Iterator[str | None]:
 
 @pytest.fixture
 def aws(dynamodb_endpoint: str | None, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """moto for AWS; DynamoDB clients made from the environment (a handler's) reach the engine."""
+    """moto for AWS; DynamoDB clients made from the environment (a handler's) reach the engine.
+
+    moto rolls a cancelled transaction back from a copy of every table it touches, so a test's
+    every commit cost more as its tables grew; the per-item rollback leaves the same tables
+    (tests/local/test_moto_rollback.py) at a cost that does not grow."""
     if dynamodb_endpoint is not None:
         monkeypatch.setenv("AWS_ENDPOINT_URL_DYNAMODB", dynamodb_endpoint)
-    with mock_aws():
+    with mock_aws(), light_transaction_rollback():
         yield
 
 

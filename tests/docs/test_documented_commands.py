@@ -203,6 +203,12 @@ CLASSIFICATION: tuple[Rule, ...] = (
     # --- long and finite: the entry point is checked ----------------------------------------------
     Rule(r"make (test|test-dynamodb-local)", Kind.LONG, "the test suite itself (minutes)"),
     Rule(
+        r"make check|" + PY_RE + r' -m pytest -m "not slow"',
+        Kind.LONG,
+        "the fast tier of the tests (a minute), which this test is not part of",
+        checks=("grep -q 'not slow' Makefile",),
+    ),
+    Rule(
         r"make explore",
         Kind.LONG,
         "every simulation scenario at its bound (tens of minutes)",

@@ -8,25 +8,16 @@ phone in 10 minutes cost at most 100 SMS to it and at most 100 to anyone it chal
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
-
-import pytest
 
 from serverless_rps import replies
 from serverless_rps.game_store import CONTACT_PREFIX
-from serverless_rps_local.moto_rollback import light_transaction_rollback
 from tests.conftest import ALICE, BOB, TABLES, Game
 
 STRANGER = "+15554440004"
 
-
-@pytest.fixture(autouse=True)
-def _per_item_rollback() -> Iterator[None]:
-    # Floods of 1,000 texts: moto's whole-table snapshot per transaction would make each text's
-    # cost grow with the idempotency table (serverless_rps_local/moto_rollback.py).
-    with light_transaction_rollback():
-        yield
+# Floods of 1,000 texts: the `aws` fixture's per-item rollback keeps each text's cost from growing
+# with the idempotency table (serverless_rps_local/moto_rollback.py).
 
 
 FLOOD = 1_000
