@@ -47,6 +47,7 @@ EQUIVALENTS_FILE = ROOT / "scripts" / "mutants-equivalent.toml"
 STORE_MODULES = (
     "game_store/store",
     "game_store/messages",
+    "game_store/erasure",
     "game_store/contacts",
     "game_store/game_state",
     "game_store/nicknames",
