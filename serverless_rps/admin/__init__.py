@@ -13,6 +13,7 @@ deployed functions (the build leaves `serverless_rps/admin/` out) and the functi
 none of what only it does (Scan).
 
 * `locate` - where the tables and queues are: a CloudFormation stack, or the game's variables.
-* `operations` - what each command reads and does, as plain values.
+* `operations` - what each command reads and does, as plain values; `dead_letters`, the
+  dead-letter queue's listing and redrive, which it delegates to; `errors`, its one refusal.
 * `cli` - the command line: arguments, tables or JSON, confirmations.
 """

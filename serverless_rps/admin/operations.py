@@ -4,7 +4,6 @@ goes through the protocol the game function uses (docs/operations.md)."""
 
 from __future__ import annotations
 
-import json
 import time
 import uuid
 from collections.abc import Callable, Iterable, Sequence
@@ -13,6 +12,8 @@ from typing import Any
 
 import boto3
 
+from serverless_rps.admin.dead_letters import DeadLetterQueue
+from serverless_rps.admin.errors import Refused
 from serverless_rps.admin.store_reads import StoreReads
 from serverless_rps.bootstrap import build_engine
 from serverless_rps.config import GameSettings
@@ -25,14 +26,7 @@ from serverless_rps.processing import InboundSms, MessageProcessor
 
 __all__ = ["Operator", "Refused"]
 
-# SQS returns at most 10 messages per receive; the dead-letter listing hides each message it has
-# seen for this long, so that one listing sees each message once, and then shows them again.
-_LISTING_VISIBILITY_SECONDS = 30
 ERASURE_REQUEST_PREFIX = "erasure-request-"
-
-
-class Refused(Exception):
-    """The command would be unsafe as asked (a live lease without --force, an unknown id)."""
 
 
 @dataclass
@@ -253,90 +247,16 @@ class Operator:
             results.append({"key": key, "result": outcome.value, "was_missing": missing})
         return results
 
-    # -- dead letters -------------------------------------------------------------------------------
+    # -- dead letters (dead_letters.py) ---------------------------------------------------------------
 
     def dead_letters(self) -> list[dict[str, Any]]:
-        now = self.clock()
-        listed = []
-        received = self._receive_all(self.settings.dead_letter_queue_url)
-        self._show_again(self.settings.dead_letter_queue_url, received)
-        for message in received:
-            attributes = message.get("Attributes", {})
-            custom = message.get("MessageAttributes", {})
-            body = message.get("Body", "")
-            try:
-                fields = json.loads(body)
-            except ValueError:
-                fields = {}
-            fields = fields if isinstance(fields, dict) else {}
-            reason = custom.get("reason", {}).get("StringValue")
-            sender = fields.get("From")
-            listed.append(
-                {
-                    "id": message["MessageId"],
-                    "reason": reason or "failed every receive allowed (the queue's redrive policy)",
-                    "message_sid": fields.get("MessageSid"),
-                    "from": mask_phone(sender) if isinstance(sender, str) else None,
-                    "age_seconds": round(now - int(attributes.get("SentTimestamp", now * 1000)) / 1000),
-                    "receive_count": int(attributes.get("ApproximateReceiveCount", 0)),
-                }
-            )
-        return listed
+        return self._dead_letter_queue().dead_letters()
 
     def redrive(self, ids: Iterable[str] | None) -> list[dict[str, Any]]:
-        """Back to the incoming queue, body unchanged (so a message already processed is known by
-        its MessageSid). Each is sent before it is deleted: an interruption leaves a copy in both
-        queues, never in neither, and the game recognises the copy."""
-        wanted = None if ids is None else set(ids)
-        moved = []
-        received = self._receive_all(self.settings.dead_letter_queue_url)
-        missing = (wanted or set()) - {message["MessageId"] for message in received}
-        if missing:
-            # A mistyped ID moves nothing: the operator sees the whole list before anything moves.
-            self._show_again(self.settings.dead_letter_queue_url, received)
-            raise Refused(
-                f"not on the dead-letter queue: {', '.join(sorted(missing))}; nothing moved "
-                "(`dlq list` shows the IDs)"
-            )
-        self._show_again(
-            self.settings.dead_letter_queue_url,
-            [message for message in received if wanted is not None and message["MessageId"] not in wanted],
-        )
-        for message in received:
-            if wanted is not None and message["MessageId"] not in wanted:
-                continue
-            sent = self.sqs.send_message(
-                QueueUrl=self.settings.incoming_queue_url, MessageBody=message["Body"]
-            )
-            self.sqs.delete_message(
-                QueueUrl=self.settings.dead_letter_queue_url, ReceiptHandle=message["ReceiptHandle"]
-            )
-            moved.append({"id": message["MessageId"], "new_id": sent["MessageId"]})
-        return moved
+        return self._dead_letter_queue().redrive(ids)
 
-    def _receive_all(self, url: str) -> list[dict[str, Any]]:
-        """Every message now on a queue, each once; shown again to other readers afterwards."""
-        seen: dict[str, dict[str, Any]] = {}
-        while True:
-            batch = self.sqs.receive_message(
-                QueueUrl=url,
-                MaxNumberOfMessages=10,
-                VisibilityTimeout=_LISTING_VISIBILITY_SECONDS,
-                WaitTimeSeconds=0,
-                AttributeNames=["All"],
-                MessageAttributeNames=["All"],
-            ).get("Messages", [])
-            if not batch:
-                break
-            for message in batch:
-                seen.setdefault(message["MessageId"], message)
-        return list(seen.values())
-
-    def _show_again(self, url: str, messages: Iterable[dict[str, Any]]) -> None:
-        for message in messages:
-            self.sqs.change_message_visibility(
-                QueueUrl=url, ReceiptHandle=message["ReceiptHandle"], VisibilityTimeout=0
-            )
+    def _dead_letter_queue(self) -> DeadLetterQueue:
+        return DeadLetterQueue(self.settings, self.sqs, self.clock)
 
     # -- players' leases and erasure ----------------------------------------------------------------
 

@@ -7,7 +7,7 @@ holds a reply to the number) and ``TTLEpochTimestamp``. The number itself is nev
 
 Every commit that puts a reply to a number in an outbox adds the record's key to that number's
 pending replies, in the same transaction; the last delivery takes it out. So an opt-out finds every
-outbox that may still hold the number (messages.MessageRecords.erase_pending_replies).
+outbox that may still hold the number (erasure.NumberErasure.erase_pending_replies).
 """
 
 from __future__ import annotations

@@ -7,7 +7,8 @@ Format (idempotency table, key ``messageId``, the inbound SMS id): ``status``, `
 (numbers and bodies) is dropped and ``outbox_size`` and ``recipients`` (contact ids) are kept.
 
 Every outbox that holds a number is indexed on that number's contact record (contacts.py): the
-one coupling between the two records, and what lets an opt-out erase the number from outboxes.
+one coupling between the two records, and what lets an opt-out erase the number from outboxes
+(erasure.py, which also withholds an opt-out confirmation's number).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from botocore.exceptions import ClientError
 from serverless_rps.exceptions import ClaimHeldElsewhere, ClaimLost
 from serverless_rps.game_store.contacts import CONTACT_PREFIX, ContactRecords
 from serverless_rps.game_store.errors import is_condition_failure, translated
-from serverless_rps.game_store.items import BATCH_GET_LIMIT, number
+from serverless_rps.game_store.items import number
 from serverless_rps.game_store.tables import TableNames, TransactItem
 from serverless_rps.ports import Claim, CompletedRecord, OutboundSms
 
@@ -39,7 +40,8 @@ IN_PROGRESS = "IN_PROGRESS"
 COMPLETED = "COMPLETED"
 # What an erased reply's number and body become, and how its fate is recorded: never sent.
 ERASED = "erased"
-# An opt-out confirmation whose send began (processing.SENDING): what `restore_number` undoes.
+# An opt-out confirmation whose send began (processing.SENDING): what erasure.py's `restore_number`
+# undoes.
 SENDING = "sending"
 
 # A claim may be taken if nobody has it, or if an in-progress claim has expired:
@@ -191,7 +193,7 @@ class MessageRecords:
         last = index == record.undelivered()[-1]
         sets, values = ["delivered.#index = :outcome"], {":outcome": {"S": outcome}}
         if last:
-            dropped, more, _ = self._outbox_dropped(record)
+            dropped, more, _ = self.outbox_dropped(record)
             sets, values = sets + dropped, {**values, **more}
         with translated("record a delivery"):
             response = self._dynamodb.update_item(
@@ -207,59 +209,12 @@ class MessageRecords:
         if last or (written.outbox and not written.undelivered()):
             self.finish(written)
 
-    def withhold_number(self, key: str, index: int, phone: str, fate: str) -> bool:
-        # An opt-out confirmation, before it is sent (fate `sending`) or when it is dropped: its
-        # fate is recorded, so no redelivery sends it again, and its number and text leave the
-        # outbox now, whatever happens next. The entry keeps the phone's contact id (a keyed hash,
-        # never the number) so that the outbox's last delivery still takes the record off that
-        # contact's pending replies, as for any recipient. False if the entry no longer holds the
-        # number: a later opt-out of the phone erased it (`erase_pending_replies`).
-        entry = f"outbox[{index}]"
-        with translated("withhold a number"):
-            try:
-                self._dynamodb.update_item(
-                    TableName=self._tables.idempotency,
-                    Key={"messageId": {"S": key}},
-                    UpdateExpression=(
-                        f"SET delivered.#index = :fate, {entry}.#to = :contact, {entry}.body = :erased"
-                    ),
-                    ConditionExpression=f"{entry}.#to = :phone",
-                    ExpressionAttributeNames={"#index": str(index), "#to": "to"},
-                    ExpressionAttributeValues={
-                        ":fate": {"S": fate},
-                        ":contact": {"S": self._contacts.contact_id(phone)},
-                        ":erased": {"S": ERASED},
-                        ":phone": {"S": phone},
-                    },
-                )
-            except ClientError as exc:
-                if not is_condition_failure(exc):
-                    raise
-                return False
-        return True
-
-    def restore_number(self, key: str, index: int, sms: OutboundSms) -> None:
-        """Undo `withhold_number` for a send that failed for now: the confirmation may go out later."""
-        with translated("restore a withheld reply"):
-            try:
-                self._dynamodb.update_item(
-                    TableName=self._tables.idempotency,
-                    Key={"messageId": {"S": key}},
-                    UpdateExpression=f"SET outbox[{index}] = :sms REMOVE delivered.#index",
-                    ConditionExpression="delivered.#index = :sending",
-                    ExpressionAttributeNames={"#index": str(index)},
-                    ExpressionAttributeValues={":sms": sms_value(sms), ":sending": {"S": SENDING}},
-                )
-            except ClientError as exc:
-                if not is_condition_failure(exc):
-                    raise
-
     def finish(self, record: CompletedRecord) -> None:
         """For a record with nothing left to send: drop its outbox if it still has one, and take
         it off its recipients' pending replies. Idempotent: a redelivery finishes what a dead
         attempt did not."""
         if record.outbox:
-            sets, values, _ = self._outbox_dropped(record)
+            sets, values, _ = self.outbox_dropped(record)
             with translated("drop a sent outbox"):
                 try:
                     self._dynamodb.update_item(
@@ -276,7 +231,7 @@ class MessageRecords:
         for contact in record.recipients:
             self._contacts.forget_pending(contact, [record.key])
 
-    def _outbox_dropped(
+    def outbox_dropped(
         self, record: CompletedRecord, erased: str | None = None
     ) -> tuple[list[str], dict[str, Any], list[str]]:
         """What a record keeps of its outbox once it is dropped: its size and the contact ids
@@ -292,7 +247,7 @@ class MessageRecords:
         return sets, values, contacts
 
     def _recipient_contacts(self, record: CompletedRecord) -> list[str]:
-        # A withheld number's entry holds its contact id instead (`withhold_number`).
+        # A withheld number's entry holds its contact id instead (erasure.py, `withhold_number`).
         return sorted(
             {
                 sms.to if sms.to.startswith(CONTACT_PREFIX) else self._contacts.contact_id(sms.to)
@@ -300,78 +255,6 @@ class MessageRecords:
                 if sms.to and sms.to != ERASED
             }
         )
-
-    def erase_pending_replies(self, phone: str) -> None:
-        # Every commit that puts a reply to a number in an outbox also adds the record's key to
-        # that number's contact record, in the same transaction; the last delivery takes it out.
-        # So the contact record lists every outbox that may still hold the number (and perhaps a
-        # few that no longer do: harmless). Each is rewritten without it, on the condition that
-        # the entry still holds the number. A sender already holding the outbox lease may still
-        # send to the number: the carrier refuses it (the phone opted out), and that refusal is
-        # what gets recorded.
-        keys = self._contacts.pending_replies(phone)
-        for start in range(0, len(keys), BATCH_GET_LIMIT):
-            for item in self._get_records(keys[start : start + BATCH_GET_LIMIT]):
-                self._erase_from_outbox(item, phone)
-        if keys:
-            self._contacts.forget_pending(self._contacts.contact_id(phone), keys)
-
-    def _get_records(self, keys: Sequence[str]) -> list[dict[str, Any]]:
-        found: list[dict[str, Any]] = []
-        request: list[dict[str, Any]] = [{"messageId": {"S": key}} for key in keys]
-        with translated("read records"):
-            while request:
-                response = self._dynamodb.batch_get_item(
-                    RequestItems={self._tables.idempotency: {"Keys": request, "ConsistentRead": True}}
-                )
-                # Both maps are always in the answer; a table is missing from one when it has nothing
-                # there (every key held back, or none).
-                found.extend(response["Responses"].get(self._tables.idempotency, []))
-                unprocessed = response["UnprocessedKeys"].get(self._tables.idempotency)
-                request = unprocessed["Keys"] if unprocessed else []
-        return found
-
-    def _erase_from_outbox(self, item: dict[str, Any], phone: str) -> None:
-        record = completed_record(item["messageId"]["S"], item)
-        mine = [index for index, sms in enumerate(record.outbox) if sms.to == phone]
-        if not mine:
-            return
-        unsent = [index for index in mine if index not in record.delivered]
-        names = {"#to": "to", **{f"#i{index}": str(index) for index in unsent}}
-        values: dict[str, Any] = {":phone": {"S": phone}}
-        sets = [f"delivered.#i{index} = :erased" for index in unsent]
-        # Nothing left to send once these are erased: drop the outbox, as the last delivery would.
-        drop = set(record.undelivered()) <= set(mine)
-        if drop:
-            dropped, more, others = self._outbox_dropped(record, erased=phone)
-            values.update(more)
-            expression = "SET " + ", ".join(sets + dropped) + " REMOVE outbox"
-        else:
-            sets += [f"outbox[{index}].#to = :erased, outbox[{index}].body = :erased" for index in mine]
-            expression = "SET " + ", ".join(sets)
-        if sets:
-            values[":erased"] = {"S": ERASED}
-        with translated("erase a number from an outbox"):
-            try:
-                self._dynamodb.update_item(
-                    TableName=self._tables.idempotency,
-                    Key={"messageId": item["messageId"]},
-                    UpdateExpression=expression,
-                    ConditionExpression=" AND ".join(f"outbox[{index}].#to = :phone" for index in mine),
-                    ExpressionAttributeNames=names,
-                    ExpressionAttributeValues=values,
-                )
-            except ClientError as exc:
-                if not is_condition_failure(exc):
-                    raise
-                # An entry of ours no longer holds the number. Entries change only all at once:
-                # the last delivery drops the whole outbox, a concurrent erasure of this number
-                # rewrites every one of them. Either way, none of them holds the number now.
-                return
-        if drop:
-            # What the last delivery would have done next (`finish`), for the other recipients.
-            for contact in others:
-                self._contacts.forget_pending(contact, [record.key])
 
     def _get_item(self, key: str) -> dict[str, Any] | None:
         response = self._dynamodb.get_item(

@@ -4,7 +4,8 @@ Every write is conditional; the conditions *are* the protocol (docs/protocol.md 
 them with timelines). Each record's part owns its item format, its conditions and its items of
 the commit (docs/protocol.md, "Table formats", has one chapter per record):
 
-* messages.py    the idempotency record of one inbound SMS: claim, outbox lease, deliveries, erasure
+* messages.py    the idempotency record of one inbound SMS: claim, outbox lease, deliveries
+* erasure.py     a number taken out of outboxes: an opt-out's erasure, a confirmation's withheld number
 * contacts.py    the contact record of a number (keyed hash): a stranger's budget, pending replies
 * game_state.py  players and shared records: leases, lock-free reads, fenced writes
 * nicknames.py   who owns a name
@@ -24,6 +25,7 @@ from botocore.exceptions import ClientError
 
 from serverless_rps.game import Decision, NicknameHolder, Player, SharedRecord
 from serverless_rps.game_store.contacts import ContactRecords, contact_changes
+from serverless_rps.game_store.erasure import NumberErasure
 from serverless_rps.game_store.errors import cancellation_error, translated
 from serverless_rps.game_store.game_state import GameStateRows
 from serverless_rps.game_store.messages import MessageRecords
@@ -67,6 +69,7 @@ class DynamoGameStore:
             in_progress_expiry_seconds=in_progress_expiry_seconds,
             completed_record_seconds=completed_record_seconds,
         )
+        self._erasure = NumberErasure(dynamodb_client, tables, self._contacts, self._messages)
         self._game_state = game_state(
             dynamodb_client, tables, self._contacts, lock_lease_seconds=lock_lease_seconds
         )
@@ -104,14 +107,16 @@ class DynamoGameStore:
     def finish(self, record: CompletedRecord) -> None:
         self._messages.finish(record)
 
+    # -- number erasure ------------------------------------------------------------------------
+
     def erase_pending_replies(self, phone: str) -> None:
-        self._messages.erase_pending_replies(phone)
+        self._erasure.erase_pending_replies(phone)
 
     def withhold_number(self, key: str, index: int, phone: str, fate: str) -> bool:
-        return self._messages.withhold_number(key, index, phone, fate)
+        return self._erasure.withhold_number(key, index, phone, fate)
 
     def restore_number(self, key: str, index: int, sms: OutboundSms) -> None:
-        self._messages.restore_number(key, index, sms)
+        self._erasure.restore_number(key, index, sms)
 
     # -- game-state rows and nicknames -----------------------------------------------------------
 
