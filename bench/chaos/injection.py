@@ -240,6 +240,8 @@ def _after_call(
             _maybe_stall("after_lock", lease)
     elif step == "commit":
         reasons = [reason.get("Code") for reason in parsed.get("CancellationReasons", [])]
+        # The fenced writes: those on a game-state row, conditional on still holding its lease
+        # (other items may carry a `:now` too, a contact record's opt-in time for one).
         fenced = [
             (
                 (item[kind].get("Key") or item[kind].get("Item") or {}).get("phone_number", {}).get("S", "?"),
@@ -247,7 +249,7 @@ def _after_call(
             )
             for item in params.get("TransactItems", [])
             for kind in item
-            if ":now" in item[kind].get("ExpressionAttributeValues", {})
+            if "user_locked" in item[kind].get("ConditionExpression", "")
         ]
         log(
             "commit",

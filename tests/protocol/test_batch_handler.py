@@ -217,4 +217,8 @@ def test_each_message_is_parsed_once_for_its_metric_and_its_processing(
     assert _failed_ids(function.handle_batch(event, None)) == []
 
     assert sorted(parsed) == ["help", "nick alice"]
-    assert game.sms.to(ALICE) == [replies.nick_registered("alice")]
+    # A new phone's first reply is the opt-in confirmation, then the answer.
+    assert game.sms.to(ALICE) == [
+        replies.opt_in_confirmation(replies.Program()),
+        replies.nick_registered("alice"),
+    ]

@@ -115,7 +115,10 @@ def test_twilio_refusing_our_credentials_is_a_configuration_error_and_keeps_the_
 
     response, _ = _run(_event(("SM" + "5" * 32, BOB, "help")))  # fixed: the redelivery sends it
     assert response == {"batchItemFailures": []}
-    assert [message["to"] for message in twilio.sent_messages()] == [BOB]
+    # All three replies, once each: the opt-in confirmation (a new phone) and the two help texts.
+    sent = twilio.sent_messages()
+    assert [message["to"] for message in sent] == [BOB] * 3
+    assert len({message["body"] for message in sent}) == 3
 
 
 @pytest.mark.parametrize(
