@@ -119,6 +119,8 @@ class GameSettings:
     # The operator's messaging program, as registered with the carriers (template.yaml's
     # ProgramName and SupportContact): named in HELP and the opt-in and opt-out confirmations.
     program: Program = field(default_factory=Program)
+    # The webhook's status route, given to Twilio as each reply's StatusCallback; None: no callbacks.
+    status_callback_url: str | None = None
 
     @classmethod
     def from_environment(cls, env: Mapping[str, str] | None = None) -> GameSettings:
@@ -141,6 +143,7 @@ class GameSettings:
             metrics_namespace=env.get("POWERTOOLS_METRICS_NAMESPACE", "").strip()
             or DEFAULT_METRICS_NAMESPACE,
             program=_program(env),
+            status_callback_url=env.get("STATUS_CALLBACK_URL", "").strip() or None,
         )
 
     def __post_init__(self) -> None:
@@ -159,6 +162,9 @@ class WebhookSettings:
     incoming_queue_url: str
     twilio: TwilioCredentials
     public_webhook_url: str | None = None
+    # Where the status route records delivery statuses; None: the route answers 500, named.
+    idempotency_table: str | None = None
+    metrics_namespace: str = DEFAULT_METRICS_NAMESPACE
 
     @classmethod
     def from_environment(cls, env: Mapping[str, str] | None = None) -> WebhookSettings:
@@ -167,6 +173,9 @@ class WebhookSettings:
             incoming_queue_url=_required(env, "INCOMING_QUEUE_URL"),
             twilio=_twilio(env),
             public_webhook_url=env.get("PUBLIC_WEBHOOK_URL", "").strip() or None,
+            idempotency_table=env.get("IDEMPOTENCY_TABLE", "").strip() or None,
+            metrics_namespace=env.get("POWERTOOLS_METRICS_NAMESPACE", "").strip()
+            or DEFAULT_METRICS_NAMESPACE,
         )
 
 
