@@ -10,6 +10,10 @@ What it imitates beyond the happy path:
 * **Opt-out** (Twilio's Advanced Opt-Out): when the simulator delivers an inbound STOP word from a
   phone, that phone is opted out and sends to it are refused with 21610 until it texts START.
 * **Bad numbers**: a `To` that is not E.164 is refused with 21211.
+* **Status callbacks** (delivery_callbacks.py): a send with `StatusCallback` gets `sent`, then
+  `delivered`, posted and signed as Twilio does, `callbacks.delay_seconds` apart; a phone marked
+  with `callbacks.fail_deliveries_to(phone, 30007)` gets `undelivered` with that ErrorCode. The
+  message's `status` and `error_code` follow.
 * **Faults on demand**: `fail_next()` answers the next sends with 429 (with `Retry-After`), 500, 503...;
   `stall_next()` holds the response back long enough for a client timeout, optionally after
   accepting the message (the one window in which a reply may be sent twice).
@@ -35,6 +39,7 @@ from werkzeug.exceptions import HTTPException, NotFound
 from werkzeug.routing import Map, Rule
 from werkzeug.wrappers import Request, Response
 
+from serverless_rps_local.delivery_callbacks import DeliveryCallbacks
 from serverless_rps_local.http_server import BackgroundHttpServer
 
 __all__ = [
@@ -130,6 +135,8 @@ class LocalTwilioApi:
         self._faults: list[_Fault] = []
         self._listeners: list[Callable[[dict[str, Any]], None]] = []
         self._refusal_listeners: list[Callable[[dict[str, Any]], None]] = []
+        self._status_listeners: list[Callable[[dict[str, Any]], None]] = []
+        self.callbacks = DeliveryCallbacks(account_sid, auth_token, self._record_status)
         self._server: BackgroundHttpServer | None = None
         self._urls = Map(
             [
@@ -146,6 +153,7 @@ class LocalTwilioApi:
                 Rule("/_local/inbound", methods=["POST"], endpoint="inbound"),
                 Rule("/_local/faults", methods=["POST"], endpoint="add_faults"),
                 Rule("/_local/clear", methods=["POST"], endpoint="clear"),
+                Rule("/_local/delivery", methods=["POST"], endpoint="set_delivery"),
             ]
         )
 
@@ -207,6 +215,23 @@ class LocalTwilioApi:
         leaves no message behind, so this is the only trace of it the simulator can show."""
         with self._condition:
             self._refusal_listeners.append(listener)
+
+    def subscribe_statuses(self, listener: Callable[[dict[str, Any]], None]) -> None:
+        """Call `listener({sid, to, status, error_code})` whenever a status callback changes a message."""
+        with self._condition:
+            self._status_listeners.append(listener)
+
+    def _record_status(self, sid: str, status: str, error_code: int | None) -> None:
+        with self._condition:
+            message = next((message for message in self._sent if message["sid"] == sid), None)
+            if message is None:
+                return
+            message.update(status=status, error_code=error_code)
+            change = {"sid": sid, "to": message["to"], "status": status, "error_code": error_code}
+            listeners = list(self._status_listeners)
+            self._condition.notify_all()
+        for listener in listeners:
+            listener(dict(change))
 
     # -- switches ----------------------------------------------------------------------------------
 
@@ -313,6 +338,9 @@ class LocalTwilioApi:
                 listener(dict(attempt))
             raise
         message = self._accept(to, sender, body)
+        callback_url = request.form.get("StatusCallback")
+        if callback_url:
+            self.callbacks.schedule(dict(message), callback_url)
         return Response(json.dumps(message), status=201, mimetype="application/json")
 
     def _authenticate(self, authorization: Authorization | None, account_sid: str) -> None:
@@ -437,6 +465,16 @@ class LocalTwilioApi:
                 retry_after=None if retry_after is None else float(retry_after),
             )
         return _json({"ok": True})
+
+    def _http_set_delivery(self, request: Request) -> Response:
+        """`{"phone": ..., "code": 30007}` (or `null`) marks a phone to fail; `{"delay_seconds": ...}`."""
+        payload = _json_body(request)
+        if "delay_seconds" in payload:
+            self.callbacks.delay_seconds = max(0.0, float(payload["delay_seconds"]))
+        if "phone" in payload:
+            code = payload.get("code")
+            self.callbacks.fail_deliveries_to(str(payload["phone"]), None if code is None else int(code))
+        return _json({"delay_seconds": self.callbacks.delay_seconds, "failing": self.callbacks.failing()})
 
     def _http_clear(self, request: Request) -> Response:
         self.clear()
