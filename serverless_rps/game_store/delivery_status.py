@@ -159,14 +159,14 @@ class DeliveryStatusRecords:
                         ":sending": {"S": _SENDING},
                         ":rank": number(status.rank),
                     },
-                    ReturnValues="UPDATED_OLD",
+                    # The record as it was: whether the send's SID was recorded before this.
+                    ReturnValues="ALL_OLD",
                     ReturnValuesOnConditionCheckFailure="ALL_OLD",
                 )
             except ClientError as exc:
                 if not is_condition_failure(exc):
                     raise
                 return _why_refused(exc.response.get("Item"), index, status)  # type: ignore[arg-type]
-        # UPDATED_OLD holds `delivered.<index>` only if it was there before this write.
         before = response.get("Attributes", {}).get("delivered", {}).get("M", {})
         return StatusOutcome.RECORDED if str(index) in before else StatusOutcome.LEARNT_SID
 

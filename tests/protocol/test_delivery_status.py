@@ -17,12 +17,24 @@ import pytest
 from twilio.request_validator import RequestValidator
 
 from serverless_rps import webhook
+from serverless_rps.admin.operations import Operator
+from serverless_rps.config import GameSettings, TwilioCredentials
 from serverless_rps.exceptions import SmsTemporarilyFailed
 from serverless_rps.game_store.delivery_status import DeliveryStatus, DeliveryStatusRecords, statuses_from
 from serverless_rps.message_queue import IncomingQueue
 from serverless_rps.ports import OutboundSms, ReplyId
 from serverless_rps.processing import Result
-from tests.conftest import ALICE, BOB, LEASE_SECONDS, REGION, TABLES, FakeSms, Game, transient_failure
+from tests.conftest import (
+    ALICE,
+    BOB,
+    COMPLETED_SECONDS,
+    LEASE_SECONDS,
+    REGION,
+    TABLES,
+    FakeSms,
+    Game,
+    transient_failure,
+)
 from tests.protocol.crashes import Crash
 from tests.unit.test_webhook import DOMAIN, TOKEN, http_event, sign
 
@@ -229,3 +241,35 @@ def test_an_opt_out_erased_reply_keeps_its_fate_and_no_callback_writes_a_number_
     outcome = records.record(SID, erased[0], DeliveryStatus("SM" + "f" * 32, "delivered", None, 1.0))
     assert outcome.value == "other_send"
     assert BOB not in json.dumps(record(game))
+
+
+def test_the_operator_sees_each_replys_delivery_in_outbox_pending_and_player(
+    game: Game, ingress: webhook.Ingress
+) -> None:
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    game.sms.fail_next(None, transient_failure())  # Alice's acknowledgement goes, Bob's challenge waits
+    with pytest.raises(SmsTemporarilyFailed):
+        game.text(ALICE, "rock bob", sid=SID)
+    reply, sid = game.sms.accepted[-1]
+    assert post(ingress, callback(reply, sid, "undelivered", 30007)) == 200
+    settings = GameSettings(
+        TABLES.game_state,
+        TABLES.nickname,
+        TABLES.idempotency,
+        "",
+        "",
+        TwilioCredentials("AC" + "a" * 32, None, TOKEN, None),
+        completed_record_seconds=COMPLETED_SECONDS,
+    )
+    operator = Operator(settings, game.store, game.processor, sqs=None, cloudwatch=None)
+
+    [pending] = operator.pending_outboxes()
+    assert pending["delivery"] == ["undelivered 30007", "not sent"]
+    [bobs] = [row for row in operator.player(BOB)["recent_messages"] if row["key"] == SID]
+    assert bobs["delivery"] == "1 not sent"
+
+    [resent] = operator.resend([SID])
+    assert resent["result"] == "resent"
+    # The outbox (and its numbers) is gone: the message's replies are counted for either player.
+    [alices] = [row for row in operator.player(ALICE)["recent_messages"] if row["key"] == SID]
+    assert alices["delivery"] == "1 accepted, 1 undelivered 30007"
