@@ -238,9 +238,12 @@ def test_an_opt_out_erased_reply_keeps_its_fate_and_no_callback_writes_a_number_
     erased = [int(index) for index, fate in stored["delivered"]["M"].items() if fate == {"S": "erased"}]
     assert erased, "the opt-out erased Bob's reply"
 
+    before = record(game)
     outcome = records.record(SID, erased[0], DeliveryStatus("SM" + "f" * 32, "delivered", None, 1.0))
     assert outcome.value == "other_send"
-    assert BOB not in json.dumps(record(game))
+    assert record(game) == before
+    for table in (TABLES.game_state, TABLES.nickname, TABLES.idempotency):
+        assert BOB not in json.dumps(game.items(table)), table
 
 
 def test_the_operator_sees_each_replys_delivery_in_outbox_pending_and_player(
