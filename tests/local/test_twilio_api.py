@@ -194,3 +194,17 @@ def test_every_accepted_message_reaches_the_subscribers(twilio_api: LocalTwilioA
 def test_segments_are_counted_as_a_handset_would(body: str, encoding: str, segments: int) -> None:
     counted = count_segments(body)
     assert (counted.encoding, counted.segments) == (encoding, segments)
+
+
+def test_other_processes_set_the_status_callbacks_delay_and_a_phones_failure_over_http(
+    twilio_api: LocalTwilioApi,
+) -> None:
+    base = twilio_api.base_url
+    answer = requests.post(
+        f"{base}/_local/delivery", json={"delay_seconds": 2, "phone": ALICE, "code": 30003}, timeout=5
+    )
+    assert answer.json() == {"delay_seconds": 2.0, "failing": {ALICE: 30003}}
+    assert twilio_api.callbacks.delay_seconds == 2.0
+
+    cleared = requests.post(f"{base}/_local/delivery", json={"phone": ALICE, "code": None}, timeout=5)
+    assert cleared.json()["failing"] == {}
