@@ -46,7 +46,15 @@ class DeliveryCallbacks:
         self.delay_seconds = delay_seconds
         self._failures: dict[str, int] = {}
         self._lock = threading.Lock()
+        self._stopped = threading.Event()
         self._session = requests.Session()
+
+    def start(self) -> None:
+        self._stopped.clear()
+
+    def stop(self) -> None:
+        """Post nothing more: the API has stopped (a message it accepted keeps its last status)."""
+        self._stopped.set()
 
     def fail_deliveries_to(self, phone: str, code: int | None) -> None:
         """From now on, messages to `phone` end `undelivered` with ErrorCode `code`; None: delivered."""
@@ -70,7 +78,8 @@ class DeliveryCallbacks:
 
     def _run(self, message: dict[str, Any], url: str, statuses: list[tuple[str, int | None]]) -> None:
         for status, code in statuses:
-            threading.Event().wait(self.delay_seconds)
+            if self._stopped.wait(self.delay_seconds):
+                return
             self._on_status(message["sid"], status, code)
             self._post(message, url, status, code)
 

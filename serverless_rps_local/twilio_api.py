@@ -164,9 +164,11 @@ class LocalTwilioApi:
         if self._server is not None:
             raise RuntimeError("the local Twilio API is already running")
         self._server = BackgroundHttpServer(self.wsgi_app, host, port)
+        self.callbacks.start()
         return self._server.start()
 
     def stop(self) -> None:
+        self.callbacks.stop()
         if self._server is not None:
             self._server.stop()
             self._server = None
