@@ -26,7 +26,7 @@ from serverless_rps.app import GameFunction
 from serverless_rps.bootstrap import build_processor, build_store
 from serverless_rps.config import GameSettings, TwilioCredentials
 from serverless_rps.message_queue import DeadLetterQueue, IncomingQueue
-from serverless_rps.ports import OutboundSms, SmsSender
+from serverless_rps.ports import OutboundSms, ReplyId, SmsSender
 from serverless_rps.reply_budget import BudgetPolicy
 from serverless_rps_local.in_process import (
     BOT_NUMBER,
@@ -60,7 +60,7 @@ class NullSms:
     sent: list[OutboundSms] = field(default_factory=list)
     _sids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
 
-    def send(self, message: OutboundSms) -> str:
+    def send(self, message: OutboundSms, reply: ReplyId | None = None) -> str:
         self.sent.append(message)
         return f"SM{next(self._sids):032x}"
 

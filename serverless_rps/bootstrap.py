@@ -75,7 +75,11 @@ def build_engine(settings: GameSettings, session: boto3.session.Session) -> Engi
     observability.send_metrics_to(settings.metrics_namespace)
     store = build_store(session.client("dynamodb"), settings, contact_key(token))
     sender = TwilioSmsGateway(
-        settings.twilio.account_sid, token, settings.twilio.api_url, settings.messaging_service_sid
+        settings.twilio.account_sid,
+        token,
+        settings.twilio.api_url,
+        messaging_service_sid=settings.messaging_service_sid,
+        status_callback_url=settings.status_callback_url,
     )
     return Engine(store, build_processor(store, sender, settings))
 

@@ -123,6 +123,8 @@ class GameSettings:
     # Who sends the replies (template.yaml's TwilioMessagingServiceSid): None, From the number the
     # player texted; a Messaging Service SID, through that service, which picks the sender.
     messaging_service_sid: str | None = None
+    # The webhook's status route, given to Twilio as each reply's StatusCallback; None: no callbacks.
+    status_callback_url: str | None = None
 
     @classmethod
     def from_environment(cls, env: Mapping[str, str] | None = None) -> GameSettings:
@@ -146,6 +148,7 @@ class GameSettings:
             or DEFAULT_METRICS_NAMESPACE,
             program=_program(env),
             messaging_service_sid=_messaging_service(env),
+            status_callback_url=env.get("STATUS_CALLBACK_URL", "").strip() or None,
         )
 
     def __post_init__(self) -> None:
@@ -164,6 +167,9 @@ class WebhookSettings:
     incoming_queue_url: str
     twilio: TwilioCredentials
     public_webhook_url: str | None = None
+    # Where the status route records delivery statuses; None: the route answers 500, named.
+    idempotency_table: str | None = None
+    metrics_namespace: str = DEFAULT_METRICS_NAMESPACE
 
     @classmethod
     def from_environment(cls, env: Mapping[str, str] | None = None) -> WebhookSettings:
@@ -172,6 +178,9 @@ class WebhookSettings:
             incoming_queue_url=_required(env, "INCOMING_QUEUE_URL"),
             twilio=_twilio(env),
             public_webhook_url=env.get("PUBLIC_WEBHOOK_URL", "").strip() or None,
+            idempotency_table=env.get("IDEMPOTENCY_TABLE", "").strip() or None,
+            metrics_namespace=env.get("POWERTOOLS_METRICS_NAMESPACE", "").strip()
+            or DEFAULT_METRICS_NAMESPACE,
         )
 
 

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Untraced",
     "count",
+    "count_delivery",
     "count_message",
     "logger",
     "mask_phone",
@@ -108,6 +109,38 @@ def count_message(command: str, outcome: str) -> None:
     ) as metric:
         metric.add_dimension(name="command", value=command)
         metric.add_dimension(name="outcome", value=outcome)
+
+
+# A reply's final status from Twilio's status callback (the webhook's status route), one metric each.
+DELIVERY_METRICS = {
+    "delivered": "RepliesDelivered",
+    "undelivered": "RepliesUndelivered",
+    "failed": "RepliesFailed",
+}
+
+
+def count_delivery(status: str, error_code: int | None) -> None:
+    """One reply's final status, counted once (the status route records it first): RepliesDelivered,
+    RepliesUndelivered or RepliesFailed, and DeliveryErrors by `error_code` (30007: carrier
+    filtering). Each its own EMF line, printed at once: the webhook flushes no metric set."""
+    with single_metric(
+        name=DELIVERY_METRICS[status],
+        unit=MetricUnit.Count,
+        value=1,
+        namespace=metrics.namespace,
+        default_dimensions={"service": SERVICE},
+    ):
+        pass
+    if error_code is None:
+        return
+    with single_metric(
+        name="DeliveryErrors",
+        unit=MetricUnit.Count,
+        value=1,
+        namespace=metrics.namespace,
+        default_dimensions={"service": SERVICE},
+    ) as metric:
+        metric.add_dimension(name="error_code", value=str(error_code))
 
 
 def mask_phone(phone: str | None) -> str:

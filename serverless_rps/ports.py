@@ -20,6 +20,7 @@ __all__ = [
     "GameStore",
     "LockedPlayer",
     "OutboundSms",
+    "ReplyId",
     "SmsSender",
 ]
 
@@ -34,6 +35,15 @@ class OutboundSms:
     # An opt-out confirmation's deadline (epoch seconds): sent before it or never (recorded as
     # `dropped:late`), at most once, its number out of the outbox before it leaves.
     send_by: float | None = None
+
+
+@dataclass(frozen=True)
+class ReplyId:
+    """Which reply a send is: the message record's key and the reply's index in its outbox.
+    Twilio's status callbacks for the send carry it back (game_store/delivery_status.py)."""
+
+    key: str
+    index: int
 
 
 @dataclass(frozen=True)
@@ -154,8 +164,8 @@ class GameStore(Protocol):
 
 
 class SmsSender(Protocol):
-    def send(self, message: OutboundSms) -> str:
-        """Send and return Twilio's message SID.
+    def send(self, message: OutboundSms, reply: ReplyId | None = None) -> str:
+        """Send and return Twilio's message SID. `reply` names the reply, for status callbacks.
 
         Raises SmsPermanentlyRefused (never retry) or SmsTemporarilyFailed (retry later).
         """

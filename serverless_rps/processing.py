@@ -48,7 +48,15 @@ from serverless_rps.exceptions import (
 from serverless_rps.game import Reply
 from serverless_rps.observability import count, logger, mask_phone, milliseconds, tracer
 from serverless_rps.parsing import Command, parse
-from serverless_rps.ports import Claim, CompletedRecord, GameStore, LockedPlayer, OutboundSms, SmsSender
+from serverless_rps.ports import (
+    Claim,
+    CompletedRecord,
+    GameStore,
+    LockedPlayer,
+    OutboundSms,
+    ReplyId,
+    SmsSender,
+)
 from serverless_rps.reply_budget import BudgetPolicy, apply_budget
 
 __all__ = ["OPT_OUT_CONFIRMATION_SECONDS", "InboundSms", "MessageProcessor", "Result"]
@@ -340,7 +348,7 @@ class MessageProcessor:
             if at_most_once and not self._store.withhold_number(record.key, index, sms.to, SENDING):
                 continue
             try:
-                outcome = self._sender.send(sms)
+                outcome = self._sender.send(sms, ReplyId(record.key, index))
             except SmsPermanentlyRefused as refusal:
                 # Recorded, never retried: Twilio will refuse it again (e.g. the player texted STOP).
                 logger.warning(

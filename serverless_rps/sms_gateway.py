@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import enum
 from typing import Any
+from urllib.parse import urlencode
 
 import requests
 from twilio.base.domain import Domain
@@ -18,7 +19,7 @@ from twilio.rest import Client
 
 from serverless_rps.exceptions import ConfigurationProblem, SmsPermanentlyRefused, SmsTemporarilyFailed
 from serverless_rps.observability import logger, mask_phone
-from serverless_rps.ports import OutboundSms
+from serverless_rps.ports import OutboundSms, ReplyId
 
 __all__ = [
     "REFUSED_FOR_GOOD",
@@ -27,6 +28,7 @@ __all__ = [
     "TwilioFailure",
     "TwilioSmsGateway",
     "classify",
+    "status_callback",
 ]
 
 TWILIO_API_BASE = "https://api.twilio.com"
@@ -135,12 +137,16 @@ class TwilioSmsGateway:
         auth_token: str,
         api_url: str | None = None,
         messaging_service_sid: str | None = None,
+        status_callback_url: str | None = None,
     ) -> None:
+        """`status_callback_url`: the webhook's status route (config's STATUS_CALLBACK_URL); None
+        sends without StatusCallback, so Twilio posts no status."""
         self._http = RedirectingHttpClient(api_url)
         client = Client(account_sid, auth_token, http_client=self._http)
         self._api = Version(Domain(client, TWILIO_API_BASE), "2010-04-01")
         self._messages = f"/Accounts/{account_sid}/Messages.json"
         self._messaging_service_sid = messaging_service_sid
+        self._status_callback_url = status_callback_url
 
     def _sender(self, message: OutboundSms) -> dict[str, str]:
         """Exactly one sender: the Messaging Service, which picks a number of its pool (sticky
@@ -149,12 +155,15 @@ class TwilioSmsGateway:
             return {"MessagingServiceSid": self._messaging_service_sid}
         return {"From": message.from_}
 
-    def send(self, message: OutboundSms) -> str:
+    def send(self, message: OutboundSms, reply: ReplyId | None = None) -> str:
+        data = {"To": message.to, **self._sender(message), "Body": message.body}
+        if self._status_callback_url is not None and reply is not None:
+            data["StatusCallback"] = status_callback(self._status_callback_url, reply)
         try:
             created = self._api.create(
                 "POST",
                 self._messages,
-                data={"To": message.to, **self._sender(message), "Body": message.body},
+                data=data,
                 headers={"Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"},
             )
         except TwilioRestException as exc:
@@ -178,6 +187,12 @@ class TwilioSmsGateway:
         except (requests.RequestException, TwilioException) as exc:
             raise SmsTemporarilyFailed(f"Twilio unreachable: {type(exc).__name__}") from exc
         return str(created["sid"])
+
+
+def status_callback(base_url: str, reply: ReplyId) -> str:
+    """The StatusCallback URL of one reply: the status route with the reply's identity in the query.
+    Twilio signs every callback over this whole URL, so the identity cannot be changed in transit."""
+    return f"{base_url}?{urlencode({'key': reply.key, 'index': reply.index})}"
 
 
 def _seconds(value: str | None) -> float | None:

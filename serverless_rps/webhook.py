@@ -17,6 +17,16 @@ The checks, in order, and what a caller gets when one fails::
 
 The signature is checked against the URL Twilio was given: `PUBLIC_WEBHOOK_URL` when set (a
 custom domain), otherwise the URL rebuilt from the event.
+
+The status route, `POST /sms/<secret>/status`, gets Twilio's status callbacks for our replies
+(status_callbacks.py). Same checks, the same 403 for anything unsigned, forged or replayed onto
+another URL; then one conditional write of the status on the reply's record
+(game_store/delivery_status.py), not the queue: a status is one idempotent update that needs no
+lock, so the game function never sees it (docs/architecture.md says why). A callback for a reply
+we have no record of, or one that is not news, gets 200 and changes nothing.
+
+    key, index, MessageSid, MessageStatus    400   (missing or malformed)
+    the table could not be written           500   (logged; Twilio may retry)
 """
 
 from __future__ import annotations
@@ -25,6 +35,7 @@ import base64
 import binascii
 import functools
 import re
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -33,10 +44,12 @@ from urllib.parse import parse_qsl
 import boto3
 from twilio.request_validator import RequestValidator
 
-from serverless_rps.config import WebhookSettings, read_auth_token
-from serverless_rps.exceptions import ConfigurationProblem, QueueUnavailable
+from serverless_rps.config import LazyClient, WebhookSettings, read_auth_token
+from serverless_rps.exceptions import ConfigurationProblem, QueueUnavailable, StoreUnavailable
+from serverless_rps.game_store.delivery_status import STATUS_RANK, DeliveryStatusRecords, StatusOutcome
 from serverless_rps.message_queue import IncomingQueue
-from serverless_rps.observability import logger, mask_phone, tracer
+from serverless_rps.observability import count_delivery, logger, mask_phone, send_metrics_to, tracer
+from serverless_rps.status_callbacks import STATUS_ROUTE_SUFFIX, is_status_route, read_status_callback
 
 __all__ = [
     "EMPTY_TWIML",
@@ -83,6 +96,8 @@ class Ingress:
     validator: RequestValidator
     queue: IncomingQueue
     public_webhook_url: str | None = None
+    # The status route's store; None when IDEMPOTENCY_TABLE is unset (the route answers 500).
+    statuses: DeliveryStatusRecords | None = None
 
 
 @functools.cache
@@ -92,10 +107,16 @@ def load_ingress() -> Ingress:
     A failure is not cached: the next invocation tries again.
     """
     settings = WebhookSettings.from_environment()
+    send_metrics_to(settings.metrics_namespace)
+    table = settings.idempotency_table
+    dynamodb = LazyClient(boto3.session.Session(), "dynamodb")
+    statuses = DeliveryStatusRecords(dynamodb, table) if table else None
     return Ingress(
         validator=RequestValidator(read_auth_token(settings.twilio)),
         queue=IncomingQueue(boto3.client("sqs"), settings.incoming_queue_url),
         public_webhook_url=settings.public_webhook_url,
+        # Built on the first status callback: an inbound SMS's cold start never pays for it.
+        statuses=statuses,
     )
 
 
@@ -148,26 +169,32 @@ def signed_url(event: Mapping[str, Any], public_webhook_url: str | None) -> str:
     (`/prod/sms`); with the `$default` stage there is none. Behind a custom domain the path
     API Gateway reports differs from the one Twilio used, so set PUBLIC_WEBHOOK_URL there.
     """
-    if public_webhook_url:
-        return public_webhook_url
-    context = event.get("requestContext") or {}
-    host = context.get("domainName") or _header(event, "host") or ""
-    path = event.get("rawPath") or (context.get("http") or {}).get("path") or "/"
     query = event.get("rawQueryString") or ""
-    return f"https://{host}{path}" + (f"?{query}" if query else "")
+    path = _path(event)
+    if public_webhook_url:
+        # The status route is the public URL's too: the inbound URL plus the suffix, and its query.
+        base = public_webhook_url + (STATUS_ROUTE_SUFFIX if is_status_route(path) else "")
+    else:
+        host = (event.get("requestContext") or {}).get("domainName") or _header(event, "host") or ""
+        base = f"https://{host}{path}"
+    return base + (f"?{query}" if query else "")
 
 
 def logged_path(event: Mapping[str, Any]) -> str:
     """The request's path for a log line: no host, no query string, and no path segment after
-    `sms` (the route's secret segment, when the stack has one)."""
-    path = str(
-        event.get("rawPath") or ((event.get("requestContext") or {}).get("http") or {}).get("path") or "/"
-    )
-    segments = path.split("/")
+    `sms` (the route's secret segment, when the stack has one) but the status route's `status`."""
+    segments = _path(event).split("/")
     if "sms" in segments:
         cut = segments.index("sms") + 1
         segments = segments[:cut] + ["<secret>"] * len(segments[cut:])
+        if is_status_route(_path(event)):
+            segments[-1] = STATUS_ROUTE_SUFFIX.strip("/")
     return "/".join(segments)[:200]
+
+
+def _path(event: Mapping[str, Any]) -> str:
+    http = (event.get("requestContext") or {}).get("http") or {}
+    return str(event.get("rawPath") or http.get("path") or "/")
 
 
 class _MultiValueForm(dict[str, list[str]]):
@@ -238,6 +265,8 @@ def handle(event: Mapping[str, Any], ingress: Ingress) -> dict[str, Any]:
     url = signed_url(event, ingress.public_webhook_url)
     if not is_signed_by_twilio(ingress.validator, url, form, _header(event, "x-twilio-signature")):
         return _refuse(Rejection(403, "invalid or missing X-Twilio-Signature"), path=logged_path(event))
+    if is_status_route(_path(event)):
+        return _record_status(event, form, ingress)
     sms = inbound_sms(form)
     if isinstance(sms, Rejection):
         return _refuse(sms)
@@ -252,6 +281,45 @@ def handle(event: Mapping[str, Any], ingress: Ingress) -> dict[str, Any]:
         return _plain(Rejection(500, "could not accept the message now, try again"))
     logger.info("inbound SMS enqueued", extra={**details, "queue_message_id": queue_message_id})
     return {"statusCode": 200, "headers": {"Content-Type": "text/xml"}, "body": EMPTY_TWIML}
+
+
+def _record_status(event: Mapping[str, Any], form: list[tuple[str, str]], ingress: Ingress) -> dict[str, Any]:
+    """A signed status callback: record it if it is news; 200 whatever it changed."""
+    callback = read_status_callback(str(event.get("rawQueryString") or ""), form, time.time())
+    if isinstance(callback, str):
+        return _refuse(Rejection(400, callback))
+    reply, status = callback.reply, callback.status
+    details: dict[str, Any] = {
+        "key": reply.key,
+        "index": reply.index,
+        "message_sid": status.sid,
+        "status": status.status,
+        "error_code": status.error_code,
+    }
+    if status.status not in STATUS_RANK:
+        logger.info("status callback: a status not kept", extra=details)
+        return _acknowledged()
+    if ingress.statuses is None:
+        logger.error("configuration error: IDEMPOTENCY_TABLE is not set; status not recorded", extra=details)
+        return _plain(Rejection(500, "service unavailable"))
+    try:
+        outcome = ingress.statuses.record(reply.key, reply.index, status)
+    except (ConfigurationProblem, StoreUnavailable):
+        logger.exception("could not record a delivery status", extra=details)
+        return _plain(Rejection(500, "could not record the status now, try again"))
+    if outcome is StatusOutcome.UNKNOWN:
+        logger.warning("status callback for a reply we have no record of; nothing recorded", extra=details)
+    elif outcome is StatusOutcome.LEARNT_SID:
+        logger.warning("status callback named a send that was never recorded; recorded now", extra=details)
+    else:
+        logger.info("status callback", extra={**details, "outcome": outcome.value})
+    if outcome in (StatusOutcome.RECORDED, StatusOutcome.LEARNT_SID) and status.is_final:
+        count_delivery(status.status, status.error_code)
+    return _acknowledged()
+
+
+def _acknowledged() -> dict[str, Any]:
+    return {"statusCode": 200, "headers": {"Content-Type": "text/plain; charset=utf-8"}, "body": ""}
 
 
 @logger.inject_lambda_context(log_event=False)  # the event holds phone numbers: never log it

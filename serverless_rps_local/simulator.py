@@ -80,8 +80,11 @@ class PhoneSimulator:
         self._session = requests.Session()
         for phone in phones:
             self.add_phone(phone)
+        # Each reply's delivery as Twilio's status callbacks reported it: sid -> {status, error_code}.
+        self._delivery: dict[str, dict[str, Any]] = {}
         twilio_api.subscribe(self._on_sms_sent)
         twilio_api.subscribe_refusals(self._on_reply_refused)
+        twilio_api.subscribe_statuses(self._on_status)
 
     # -- phones ----------------------------------------------------------------------------------
 
@@ -158,6 +161,16 @@ class PhoneSimulator:
         else:
             note = f"A reply was not delivered: Twilio refused it ({attempt['code']})."
         self._append(attempt["to"], "refused", note)
+
+    def _on_status(self, change: dict[str, Any]) -> None:
+        with self._lock:
+            self._delivery[change["sid"]] = {"status": change["status"], "error_code": change["error_code"]}
+            self._lock.notify_all()
+
+    def delivery(self) -> dict[str, dict[str, Any]]:
+        """The last status Twilio reported of each reply, by its SID."""
+        with self._lock:
+            return {sid: dict(status) for sid, status in self._delivery.items()}
 
     # -- the log ---------------------------------------------------------------------------------
 
@@ -246,6 +259,7 @@ class SimulatorApp:
                 "next": since + len(entries),
                 "phones": self._simulator.phones(),
                 "opted_out": self._simulator.opted_out(),
+                "delivery": self._simulator.delivery(),
             }
         )
 

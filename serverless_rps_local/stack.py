@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from serverless_rps.status_callbacks import STATUS_ROUTE_SUFFIX, is_status_route
 from serverless_rps_local import dev_account
 from serverless_rps_local.api_gateway import LocalHttpApi, Route
 from serverless_rps_local.aws import (
@@ -172,6 +173,9 @@ class LocalStack:
             overrides = {"TWILIO_ACCOUNT_SID": dev_account.ACCOUNT_SID, "TWILIO_API_URL": twilio_url}
             if logical_id == WEBHOOK_FUNCTION and public_webhook_url:
                 overrides["PUBLIC_WEBHOOK_URL"] = public_webhook_url
+            if logical_id == GAME_FUNCTION and public_webhook_url:
+                # The template's choice (public URL or the API's own) in local terms: the status route.
+                overrides["STATUS_CALLBACK_URL"] = public_webhook_url + STATUS_ROUTE_SUFFIX
             self.functions[logical_id] = LocalFunction(
                 name=logical_id,
                 handler=definition.handler,
@@ -415,7 +419,11 @@ class LocalStack:
         return min(maximum, _DEFAULT_WORKERS)
 
     def _webhook_route_path(self) -> str:
-        routes = self.template.function(WEBHOOK_FUNCTION).http_routes
+        routes = [
+            route
+            for route in self.template.function(WEBHOOK_FUNCTION).http_routes
+            if not is_status_route(route.path)
+        ]
         if not routes:
             raise RuntimeError(f"{WEBHOOK_FUNCTION} has no HttpApi event in {self.template.path}")
         return routes[0].path

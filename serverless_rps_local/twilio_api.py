@@ -13,6 +13,10 @@ What it imitates beyond the happy path:
 * **Messaging Services**: a send with `MessagingServiceSid` leaves from a number of that service's
   pool, the same one for a recipient each time (sticky sender); its answer has `from: null` and
   status `accepted`, as Twilio's does before it assigns the sender. An unknown service is 21701.
+* **Status callbacks** (delivery_callbacks.py): a send with `StatusCallback` gets `sent`, then
+  `delivered`, posted and signed as Twilio does, `callbacks.delay_seconds` apart; a phone marked
+  with `callbacks.fail_deliveries_to(phone, 30007)` gets `undelivered` with that ErrorCode. The
+  message's `status` and `error_code` follow.
 * **Faults on demand**: `fail_next()` answers the next sends with 429 (with `Retry-After`), 500, 503...;
   `stall_next()` holds the response back long enough for a client timeout, optionally after
   accepting the message (the one window in which a reply may be sent twice).
@@ -38,6 +42,7 @@ from werkzeug.exceptions import HTTPException, NotFound
 from werkzeug.routing import Map, Rule
 from werkzeug.wrappers import Request, Response
 
+from serverless_rps_local.delivery_callbacks import DeliveryCallbacks
 from serverless_rps_local.http_server import BackgroundHttpServer
 
 __all__ = [
@@ -141,6 +146,8 @@ class LocalTwilioApi:
         self._faults: list[_Fault] = []
         self._listeners: list[Callable[[dict[str, Any]], None]] = []
         self._refusal_listeners: list[Callable[[dict[str, Any]], None]] = []
+        self._status_listeners: list[Callable[[dict[str, Any]], None]] = []
+        self.callbacks = DeliveryCallbacks(account_sid, auth_token, self._record_status)
         self._server: BackgroundHttpServer | None = None
         self._urls = Map(
             [
@@ -157,6 +164,7 @@ class LocalTwilioApi:
                 Rule("/_local/inbound", methods=["POST"], endpoint="inbound"),
                 Rule("/_local/faults", methods=["POST"], endpoint="add_faults"),
                 Rule("/_local/clear", methods=["POST"], endpoint="clear"),
+                Rule("/_local/delivery", methods=["POST"], endpoint="set_delivery"),
             ]
         )
 
@@ -167,9 +175,11 @@ class LocalTwilioApi:
         if self._server is not None:
             raise RuntimeError("the local Twilio API is already running")
         self._server = BackgroundHttpServer(self.wsgi_app, host, port)
+        self.callbacks.start()
         return self._server.start()
 
     def stop(self) -> None:
+        self.callbacks.stop()
         if self._server is not None:
             self._server.stop()
             self._server = None
@@ -218,6 +228,23 @@ class LocalTwilioApi:
         leaves no message behind, so this is the only trace of it the simulator can show."""
         with self._condition:
             self._refusal_listeners.append(listener)
+
+    def subscribe_statuses(self, listener: Callable[[dict[str, Any]], None]) -> None:
+        """Call `listener({sid, to, status, error_code})` whenever a status callback changes a message."""
+        with self._condition:
+            self._status_listeners.append(listener)
+
+    def _record_status(self, sid: str, status: str, error_code: int | None) -> None:
+        with self._condition:
+            message = next((message for message in self._sent if message["sid"] == sid), None)
+            if message is None:
+                return
+            message.update(status=status, error_code=error_code)
+            change = {"sid": sid, "to": message["to"], "status": status, "error_code": error_code}
+            listeners = list(self._status_listeners)
+            self._condition.notify_all()
+        for listener in listeners:
+            listener(dict(change))
 
     # -- switches ----------------------------------------------------------------------------------
 
@@ -326,6 +353,9 @@ class LocalTwilioApi:
                 listener(dict(attempt))
             raise
         message = self._accept(to, sender, body, service)
+        callback_url = request.form.get("StatusCallback")
+        if callback_url:
+            self.callbacks.schedule(dict(message), callback_url)
         if service:
             # Twilio answers before it assigns a sender of the pool.
             message = {**message, "from": None, "status": "accepted"}
@@ -470,6 +500,16 @@ class LocalTwilioApi:
                 retry_after=None if retry_after is None else float(retry_after),
             )
         return _json({"ok": True})
+
+    def _http_set_delivery(self, request: Request) -> Response:
+        """`{"phone": ..., "code": 30007}` (or `null`) marks a phone to fail; `{"delay_seconds": ...}`."""
+        payload = _json_body(request)
+        if "delay_seconds" in payload:
+            self.callbacks.delay_seconds = max(0.0, float(payload["delay_seconds"]))
+        if "phone" in payload:
+            code = payload.get("code")
+            self.callbacks.fail_deliveries_to(str(payload["phone"]), None if code is None else int(code))
+        return _json({"delay_seconds": self.callbacks.delay_seconds, "failing": self.callbacks.failing()})
 
     def _http_clear(self, request: Request) -> Response:
         self.clear()

@@ -35,7 +35,7 @@ from serverless_rps.game import Limits
 from serverless_rps.game_store import DynamoGameStore
 from serverless_rps.observability import logger
 from serverless_rps.parsing import nickname_skeleton
-from serverless_rps.ports import OutboundSms
+from serverless_rps.ports import OutboundSms, ReplyId
 from serverless_rps.processing import InboundSms, MessageProcessor, Result
 from serverless_rps.reply_budget import BudgetPolicy
 from serverless_rps_local.dynamodb_local import DynamoDbEngine, DynamoDbLocal, selected_engine
@@ -194,14 +194,18 @@ class FakeSms:
 
     sent: list[OutboundSms] = field(default_factory=list)
     failures: list[Exception | None] = field(default_factory=list)
+    # Which reply each accepted send was, and the SID it got: what Twilio's status callbacks name.
+    accepted: list[tuple[ReplyId | None, str]] = field(default_factory=list)
     _sids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
 
-    def send(self, message: OutboundSms) -> str:
+    def send(self, message: OutboundSms, reply: ReplyId | None = None) -> str:
         planned = self.failures.pop(0) if self.failures else None
         if planned is not None:
             raise planned
         self.sent.append(message)
-        return f"SM{next(self._sids):032x}"
+        sid = f"SM{next(self._sids):032x}"
+        self.accepted.append((reply, sid))
+        return sid
 
     def fail_next(self, *errors: Exception | None) -> None:
         """Plan the next sends' fates in order: an exception to raise, or None to succeed."""

@@ -296,10 +296,10 @@ def _arm_sms_gateway(module: ModuleType) -> None:
     gateway = module.TwilioSmsGateway
     original = gateway.send
 
-    def send(self: Any, message: Any) -> str:
+    def send(self: Any, message: Any, reply: Any = None) -> str:
         started = time.monotonic()
         try:
-            sid = original(self, message)
+            sid = original(self, message, reply)
         except Exception as exc:
             log(
                 "send-failed",

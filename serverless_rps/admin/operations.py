@@ -13,6 +13,7 @@ from typing import Any
 import boto3
 
 from serverless_rps.admin.dead_letters import DeadLetterQueue
+from serverless_rps.admin.delivery_display import delivery_counts, replies_delivery
 from serverless_rps.admin.errors import Refused
 from serverless_rps.admin.store_reads import StoreReads
 from serverless_rps.bootstrap import build_engine
@@ -197,6 +198,8 @@ class Operator:
                     "key": record.key,
                     "age_seconds": round(now - committed_at),
                     "replies": "waiting" if waiting else "delivered",
+                    # While the outbox holds numbers, this phone's replies; after, the message's.
+                    "delivery": delivery_counts(record, message.delivery, phone),
                 }
             )
         return sorted(rows, key=lambda row: row["age_seconds"])
@@ -206,7 +209,10 @@ class Operator:
     def pending_outboxes(self, older_than_seconds: float = 0) -> list[dict[str, Any]]:
         now = self.clock()
         rows = [
-            self._pending_row(message.record, message.ttl, now)
+            {
+                **self._pending_row(message.record, message.ttl, now),
+                "delivery": replies_delivery(message.record, message.delivery),
+            }
             for message in self.reads.scan_messages()
             if message.record is not None and message.record.undelivered()
         ]

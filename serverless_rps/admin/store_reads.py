@@ -7,12 +7,13 @@ scans, by construction. Every change still goes through `DynamoGameStore`, the g
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from serverless_rps.game import Player
 from serverless_rps.game_store import COMPLETED, CONTACT_PREFIX, IN_PROGRESS, DynamoGameStore, TableNames
+from serverless_rps.game_store.delivery_status import DeliveryStatus, statuses_from
 from serverless_rps.game_store.errors import translated
 from serverless_rps.game_store.items import budget_from, player_from_item
 from serverless_rps.game_store.messages import completed_record
@@ -31,6 +32,8 @@ class StoredMessage:
     claim_expires_at: float | None  # an IN_PROGRESS claim's expiry
     record: CompletedRecord | None  # a COMPLETED message's outbox and deliveries
     ttl: float  # when DynamoDB may delete it (claim time + the completed record's lifetime)
+    # Twilio's status callbacks, by outbox index (game_store/delivery_status.py).
+    delivery: Mapping[int, DeliveryStatus] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -91,6 +94,7 @@ class StoreReads:
                 claim_expires_at=float(claim_expiry) if status == IN_PROGRESS and claim_expiry else None,
                 record=completed_record(key, item) if status == COMPLETED else None,
                 ttl=float(item.get("TTLEpochTimestamp", {}).get("N", "0")),
+                delivery=statuses_from(item),
             )
 
     def _scan(self, table: str) -> Iterator[dict[str, Any]]:

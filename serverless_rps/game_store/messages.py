@@ -2,7 +2,8 @@
 
 Format (idempotency table, key ``messageId``, the inbound SMS id): ``status``, ``attempt_id``,
 ``in_progress_expiration``, ``TTLEpochTimestamp`` (DynamoDB TTL), and once completed
-``completed_at``, ``outbox`` (``to``, ``from``, ``body``), ``delivered`` (index -> outcome) and
+``completed_at``, ``outbox`` (``to``, ``from``, ``body``), ``delivered`` (index -> outcome),
+``delivery_status`` (index -> Twilio's status, written by delivery_status.py) and
 ``outbox_lease = {owner, expires_at}``; once every reply is delivered or refused, the ``outbox``
 (numbers and bodies) is dropped and ``outbox_size`` and ``recipients`` (contact ids) are kept.
 
@@ -276,6 +277,8 @@ class MessageRecords:
                     "TTLEpochTimestamp": number(int(now + self._completed_lifetime)),
                     "outbox": {"L": [sms_value(sms) for sms in outbox]},
                     "delivered": {"M": {}},
+                    # Filled in by Twilio's status callbacks (delivery_status.py).
+                    "delivery_status": {"M": {}},
                     "outbox_lease": lease_value(claim.attempt_id, now + self._lease),
                 },
                 **_still_ours(claim),

@@ -102,6 +102,13 @@ def test_an_unsigned_post_is_refused_with_403(stack: dict[str, Any], webhook_url
     assert status == 403
 
 
+def test_an_unsigned_status_callback_is_refused_with_403(webhook_url: str) -> None:
+    callback = {"MessageSid": "SM" + "0" * 32, "MessageStatus": "delivered"}
+    status, _, _ = post(f"{webhook_url}/status?key={'SM' + '1' * 32}&index=0", callback)
+
+    assert status == 403
+
+
 def test_a_post_signed_for_another_url_is_refused_with_403(
     stack: dict[str, Any], webhook_url: str, validator: RequestValidator
 ) -> None:

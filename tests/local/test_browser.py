@@ -33,11 +33,16 @@ REPLY_TIMEOUT_MS = 60_000
 
 
 @pytest.fixture(scope="module")
-def page_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalStack]:
     options = StackOptions(workers=2, log_directory=tmp_path_factory.mktemp("logs"))
-    with LocalStack(options) as stack:
-        assert stack.page_url is not None
-        yield stack.page_url
+    with LocalStack(options) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def page_url(stack: LocalStack) -> str:
+    assert stack.page_url is not None
+    return stack.page_url
 
 
 @pytest.fixture
@@ -155,6 +160,24 @@ def test_an_opted_out_phone_shows_it_and_why_its_texts_go_unanswered(page_url: s
     _text(page, number, "START")
     expect(banner).to_be_hidden()
     _wait_for_replies(page, number, 1)
+
+
+def test_each_reply_shows_whether_it_was_delivered_as_twilios_status_callbacks_say(
+    stack: LocalStack, page_url: str, page: Page
+) -> None:
+    page.goto(page_url)
+    numbers = [_add_phone(page).get_attribute("data-phone") for _ in range(2)]
+    assert None not in numbers
+    reached, filtered = (page.locator(f'.phone[data-phone="{number}"]') for number in numbers)
+    stack.twilio.callbacks.fail_deliveries_to(str(numbers[1]), 30007)  # carrier filtering
+
+    for number, phone in zip(numbers, (reached, filtered), strict=True):
+        _text(page, str(number), "help")
+        expect(phone.locator(".bubble.outbound").first).to_be_visible(timeout=REPLY_TIMEOUT_MS)
+    expect(reached.get_by_test_id("delivery").first).to_have_text("delivered", timeout=REPLY_TIMEOUT_MS)
+    expect(filtered.get_by_test_id("delivery").first).to_have_text(
+        "not delivered (30007)", timeout=REPLY_TIMEOUT_MS
+    )
 
 
 def _save_screenshot(page: Page) -> None:

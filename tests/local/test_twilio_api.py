@@ -258,3 +258,17 @@ def test_a_messaging_service_without_numbers_is_refused_with_21704() -> None:
         _send_through(api, MESSAGING_SERVICE)
 
     assert refused.value.code == 21704
+
+
+def test_other_processes_set_the_status_callbacks_delay_and_a_phones_failure_over_http(
+    twilio_api: LocalTwilioApi,
+) -> None:
+    base = twilio_api.base_url
+    answer = requests.post(
+        f"{base}/_local/delivery", json={"delay_seconds": 2, "phone": ALICE, "code": 30003}, timeout=5
+    )
+    assert answer.json() == {"delay_seconds": 2.0, "failing": {ALICE: 30003}}
+    assert twilio_api.callbacks.delay_seconds == 2.0
+
+    cleared = requests.post(f"{base}/_local/delivery", json={"phone": ALICE, "code": None}, timeout=5)
+    assert cleared.json()["failing"] == {}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from serverless_rps.ports import OutboundSms
+from serverless_rps.ports import OutboundSms, ReplyId
 
 
 class Crash(BaseException):
@@ -31,10 +31,10 @@ class CrashInjector:
         self._dynamodb.meta.events.unregister("before-call.dynamodb", self._before_call)
         self._dynamodb.meta.events.unregister("after-call.dynamodb", self._after_call)
 
-    def send(self, message: OutboundSms) -> str:
+    def send(self, message: OutboundSms, reply: ReplyId | None = None) -> str:
         """Stands in front of the SMS port, counting sends as external calls."""
         self._check_alive()
-        sid: str = self._sender.send(message)
+        sid: str = self._sender.send(message, reply)
         self._count(f"Send to {message.to}")
         return sid
 

@@ -171,7 +171,7 @@ def _a_claim_left_after_a_contended_lock(game: Game, stack: ExitStack) -> Callab
 
 
 def _an_outbox_left_after_a_failed_send(game: Game, stack: ExitStack) -> Callable[[], object]:
-    def fail_then_refuse_the_release(message: OutboundSms) -> str:
+    def fail_then_refuse_the_release(message: OutboundSms, reply: object = None) -> str:
         stack.enter_context(refusing(game, "UpdateItem", "throttled"))
         raise transient_failure()
 

@@ -129,8 +129,8 @@ def test_an_attempt_frozen_past_its_outbox_lease_stops_sending(game: Game, clock
     _bob_waits_on_alice(game)
     sent_before = len(game.sms.sent)
 
-    def freeze_after_first_send(message: Any) -> str:
-        sid = FakeSms.send(game.sms, message)
+    def freeze_after_first_send(message: Any, reply: Any = None) -> str:
+        sid = FakeSms.send(game.sms, message, reply)
         clock.tick(LEASE_SECONDS + 1)  # the invocation is frozen, then wakes up
         return sid
 

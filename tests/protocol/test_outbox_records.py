@@ -57,6 +57,7 @@ def test_the_commit_leaves_a_completed_record_holding_its_outbox_and_the_senders
             ]
         },
         "delivered": {"M": {}},
+        "delivery_status": {"M": {}},  # for Twilio's status callbacks (game_store/delivery_status.py)
     }
 
 

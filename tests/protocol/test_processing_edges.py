@@ -19,7 +19,7 @@ from serverless_rps.exceptions import (
 from serverless_rps.game import LEADERBOARD, Limits
 from serverless_rps.observability import Untraced
 from serverless_rps.parsing import ShowScore
-from serverless_rps.ports import OutboundSms
+from serverless_rps.ports import OutboundSms, ReplyId
 from serverless_rps.processing import MessageProcessor, Result
 from serverless_rps.rules import Move, Outcome
 from tests.conftest import ALICE, BOB, LEASE_SECONDS, FakeSms, Game, transient_failure
@@ -52,12 +52,12 @@ def test_a_copy_arriving_while_the_replies_are_sent_is_asked_back_in_five_second
     message = game.inbound(ALICE, "score")  # one reply: the copy arrives once, mid-send
     refused: list[ClaimHeldElsewhere] = []
 
-    def send_while_the_copy_arrives(sms: OutboundSms) -> str:
+    def send_while_the_copy_arrives(sms: OutboundSms, reply: ReplyId | None = None) -> str:
         try:
             game.processor.process(message)  # Twilio posted the SMS twice: the copy, mid-send
         except ClaimHeldElsewhere as held:
             refused.append(held)
-        return FakeSms.send(game.sms, sms)
+        return FakeSms.send(game.sms, sms, reply)
 
     game.sms.send = send_while_the_copy_arrives  # type: ignore[method-assign]
     assert game.processor.process(message) is Result.PROCESSED
@@ -74,9 +74,9 @@ def test_an_attempt_still_sending_when_its_outbox_lease_ends_stops_at_that_insta
     game.text(BOB, "scissors alice")
     sent_before = len(game.sms.sent)
 
-    def send_until_the_lease_ends(sms: OutboundSms) -> str:
+    def send_until_the_lease_ends(sms: OutboundSms, reply: ReplyId | None = None) -> str:
         clock.tick(LEASE_SECONDS)  # the outbox lease was taken at the commit, LEASE_SECONDS ago
-        return FakeSms.send(game.sms, sms)
+        return FakeSms.send(game.sms, sms, reply)
 
     game.sms.send = send_until_the_lease_ends  # type: ignore[method-assign]
     with pytest.raises(OutboxLeaseExpired) as expired:

@@ -4,12 +4,18 @@ errors are classified as Twilio's documentation says they should be."""
 from __future__ import annotations
 
 import socket
+import threading
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
+from twilio.request_validator import RequestValidator
+from werkzeug.wrappers import Request, Response
 
 from serverless_rps.exceptions import ConfigurationProblem, SmsPermanentlyRefused, SmsTemporarilyFailed
-from serverless_rps.ports import OutboundSms
+from serverless_rps.ports import OutboundSms, ReplyId
 from serverless_rps.sms_gateway import TwilioSmsGateway
+from serverless_rps_local.http_server import BackgroundHttpServer
 from serverless_rps_local.twilio_api import LocalTwilioApi
 from tests.conftest import TWILIO_ACCOUNT, TWILIO_TOKEN
 
@@ -125,3 +131,58 @@ def test_a_messaging_service_twilio_does_not_know_is_a_configuration_error_retri
     with pytest.raises(ConfigurationProblem, match="21701"):
         gateway.send(HELLO)
     assert twilio.sent_messages() == []
+
+
+class StatusReceiver:
+    """Stands where the webhook's status route would: keeps what Twilio posts, answers 200."""
+
+    def __init__(self) -> None:
+        self.posts: list[tuple[str, dict[str, str], str]] = []
+        self._arrived = threading.Condition()
+        self._server = BackgroundHttpServer(self._app)
+        self.url = self._server.start() + "/sms/secret/status"
+
+    def _app(self, environ: dict[str, Any], start_response: Any) -> Any:
+        request = Request(environ)
+        with self._arrived:
+            self.posts.append(
+                (request.url, dict(request.form), request.headers.get("X-Twilio-Signature", ""))
+            )
+            self._arrived.notify_all()
+        return Response("", status=200)(environ, start_response)
+
+    def wait_for(self, count: int) -> list[tuple[str, dict[str, str], str]]:
+        with self._arrived:
+            assert self._arrived.wait_for(lambda: len(self.posts) >= count, timeout=10), self.posts
+            return list(self.posts)
+
+    def stop(self) -> None:
+        self._server.stop()
+
+
+@pytest.fixture
+def receiver() -> Iterator[StatusReceiver]:
+    receiving = StatusReceiver()
+    yield receiving
+    receiving.stop()
+
+
+@pytest.mark.parametrize(("failure", "final"), [(None, "delivered"), (30007, "undelivered")])
+def test_a_reply_sent_with_its_identity_gets_signed_status_callbacks_at_its_own_url(
+    twilio: LocalTwilioApi, receiver: StatusReceiver, failure: int | None, final: str
+) -> None:
+    twilio.callbacks.delay_seconds = 0
+    twilio.callbacks.fail_deliveries_to(HELLO.to, failure)
+    gateway = TwilioSmsGateway(TWILIO_ACCOUNT, TWILIO_TOKEN, twilio.base_url, status_callback_url=receiver.url)
+
+    sid = gateway.send(HELLO, ReplyId("SM" + "a" * 32, 2))
+    posts = receiver.wait_for(2)
+
+    validator = RequestValidator(TWILIO_TOKEN)
+    for url, form, signature in posts:
+        assert url == f"{receiver.url}?key={'SM' + 'a' * 32}&index=2"
+        assert validator.validate(url, form, signature), "signed as Twilio signs, over the whole URL"
+        assert form["MessageSid"] == sid
+    assert [form["MessageStatus"] for _, form, _ in posts] == ["sent", final]
+    assert posts[-1][1].get("ErrorCode") == (None if failure is None else str(failure))
+    assert twilio.sent_messages()[-1]["status"] == final

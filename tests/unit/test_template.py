@@ -331,6 +331,26 @@ def test_the_webhook_gets_its_queue_account_token_name_and_optional_public_url(
     assert variables["TWILIO_ACCOUNT_SID"] == {"Ref": "TwilioAccountSid"}
     assert variables["PUBLIC_WEBHOOK_URL"] == {"Ref": "PublicWebhookUrl"}
     assert template["Parameters"]["PublicWebhookUrl"]["Default"] == ""
+    # The status route records on the idempotency records, and counts in the game's namespace.
+    assert variables["IDEMPOTENCY_TABLE"] == {"Ref": "IdempotencyTable"}
+    assert (
+        variables["POWERTOOLS_METRICS_NAMESPACE"]
+        == environment(template, "GameFunction")["POWERTOOLS_METRICS_NAMESPACE"]
+    )
+
+
+def test_every_reply_names_the_status_route_as_its_status_callback(template: dict[str, Any]) -> None:
+    condition, public, own = environment(template, "GameFunction")["STATUS_CALLBACK_URL"]["Fn::If"]
+    route = properties(template, "WebhookStatusRoute")
+
+    assert route["RouteKey"] == {"Fn::Sub": "POST /sms/${WebhookPathSecret}/status"}
+    assert route["Target"] == properties(template, "WebhookRoute")["Target"]
+    assert template["Conditions"][condition] == {
+        "Fn::Not": [{"Fn::Equals": [{"Ref": "PublicWebhookUrl"}, ""]}]
+    }
+    assert public == {"Fn::Sub": "${PublicWebhookUrl}/status"}
+    assert own["Fn::Sub"].startswith("https://${WebhookApi}.execute-api.")
+    assert own["Fn::Sub"].endswith("/sms/${WebhookPathSecret}/status")
 
 
 def test_snapstart_is_the_operators_choice_and_both_functions_run_a_published_version(
@@ -418,7 +438,7 @@ def test_the_game_function_touches_only_its_three_tables_its_queues_and_its_toke
     assert not {action for action in all_actions if action.endswith(("Scan", "Query", "DeleteQueue", "*"))}
 
 
-def test_the_webhook_may_only_enqueue_read_its_token_and_write_its_logs_and_traces(
+def test_the_webhook_may_only_enqueue_record_a_status_read_its_token_and_write_its_logs_and_traces(
     template: dict[str, Any],
 ) -> None:
     role = "WebhookFunctionRole"
@@ -426,6 +446,7 @@ def test_the_webhook_may_only_enqueue_read_its_token_and_write_its_logs_and_trac
 
     assert all_actions == {
         "sqs:SendMessage",
+        "dynamodb:UpdateItem",
         "ssm:GetParameter",
         "kms:Decrypt",
         "logs:CreateLogStream",
@@ -434,6 +455,7 @@ def test_the_webhook_may_only_enqueue_read_its_token_and_write_its_logs_and_trac
         "xray:PutTelemetryRecords",
     }
     assert allowed(template, role, "sqs:SendMessage") == [{"Fn::GetAtt": ["IncomingQueue", "Arn"]}]
+    assert allowed(template, role, "dynamodb:UpdateItem") == [{"Fn::GetAtt": ["IdempotencyTable", "Arn"]}]
     assert allowed(template, role, "logs:PutLogEvents") == [
         {"Fn::GetAtt": ["WebhookFunctionLogGroup", "Arn"]}
     ]
@@ -474,7 +496,7 @@ def watching(template: dict[str, Any], metric: str, dimension_value: Any) -> lis
     return [
         alarm
         for alarm in alarms(template)
-        if alarm["MetricName"] == metric
+        if alarm.get("MetricName") == metric
         and any(dimension["Value"] == dimension_value for dimension in alarm["Dimensions"])
     ]
 
@@ -702,6 +724,25 @@ def test_every_error_line_of_the_game_function_raises_an_alarm(template: dict[st
     assert alarm["Threshold"] == 0
 
 
+def test_carrier_filtering_raises_an_alarm(template: dict[str, Any]) -> None:
+    [alarm] = watching(template, "DeliveryErrors", "30007")
+    assert {"Name": "error_code", "Value": "30007"} in alarm["Dimensions"]
+    assert alarm["AlarmActions"] == [{"Ref": "AlarmTopic"}]
+
+
+def test_a_high_rate_of_undelivered_replies_raises_an_alarm(template: dict[str, Any]) -> None:
+    alarm = properties(template, "UndeliveredRateAlarm")
+    watched = {
+        query["MetricStat"]["Metric"]["MetricName"] for query in alarm["Metrics"] if "MetricStat" in query
+    }
+    [rate] = [query for query in alarm["Metrics"] if query.get("ReturnData")]
+
+    assert watched == {"RepliesDelivered", "RepliesUndelivered", "RepliesFailed"}
+    assert "undelivered" in rate["Expression"]
+    assert "failed" in rate["Expression"]
+    assert alarm["AlarmActions"] == [{"Ref": "AlarmTopic"}]
+
+
 def test_a_burst_of_refused_webhook_requests_raises_an_alarm(template: dict[str, Any]) -> None:
     alarm = properties(template, "WebhookClientErrorsAlarm")
     assert (alarm["Namespace"], alarm["MetricName"]) == ("AWS/ApiGateway", "4xx")
@@ -794,12 +835,19 @@ def test_no_alarm_can_be_fired_by_another_stack_in_the_same_account(template: di
         if resource["Type"] != "AWS::CloudWatch::Alarm":
             continue
         alarm = resource["Properties"]
-        namespace = alarm["Namespace"]
-        if isinstance(namespace, str) and namespace.startswith("AWS/"):
-            dimensions = alarm.get("Dimensions", [])
-            assert any(names_this_stack(template, d["Value"]) for d in dimensions), logical_id
-        else:
-            assert in_stack(namespace, "prod") != in_stack(namespace, "staging"), logical_id
+        # An alarm on one metric, or on an expression of several (each its own MetricStat).
+        watched = (
+            [alarm]
+            if "Namespace" in alarm
+            else [query["MetricStat"]["Metric"] for query in alarm["Metrics"] if "MetricStat" in query]
+        )
+        for metric in watched:
+            namespace = metric["Namespace"]
+            if isinstance(namespace, str) and namespace.startswith("AWS/"):
+                dimensions = metric.get("Dimensions", [])
+                assert any(names_this_stack(template, d["Value"]) for d in dimensions), logical_id
+            else:
+                assert in_stack(namespace, "prod") != in_stack(namespace, "staging"), logical_id
     for logical_id, resource in template["Resources"].items():
         if resource["Type"] == "AWS::Logs::MetricFilter":
             for transformation in resource["Properties"]["MetricTransformations"]:
@@ -827,6 +875,9 @@ def written_metrics(namespace: str) -> set[tuple[str, str, frozenset[str]]]:
         lines = [observability.metrics.serialize_metric_set()]
         with contextlib.redirect_stdout(output):
             observability.count_message("Throw", "processed")
+            # The webhook's status route: a final status, and a failure's error code.
+            for status in observability.DELIVERY_METRICS:
+                observability.count_delivery(status, 30007)
         lines += [json.loads(line) for line in output.getvalue().splitlines()]
     finally:
         observability.metrics.clear_metrics()

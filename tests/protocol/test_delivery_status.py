@@ -1,0 +1,278 @@
+"""Twilio's status callbacks: each reply's delivery status on its record, written once, never
+overtaken by a late earlier status; the SID of a send that was never recorded learnt from them, so
+the redelivery does not send it again; and nothing recorded for a callback we did not sign for.
+
+The callbacks go through the webhook's status route (`webhook.handle`) as API Gateway events,
+signed with twilio's own RequestValidator, onto the real store's tables.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import urlencode
+
+import boto3
+import pytest
+from twilio.request_validator import RequestValidator
+
+from serverless_rps import webhook
+from serverless_rps.admin.operations import Operator
+from serverless_rps.config import GameSettings, TwilioCredentials
+from serverless_rps.exceptions import SmsTemporarilyFailed
+from serverless_rps.game_store.delivery_status import DeliveryStatus, DeliveryStatusRecords, statuses_from
+from serverless_rps.message_queue import IncomingQueue
+from serverless_rps.ports import OutboundSms, ReplyId
+from serverless_rps.processing import Result
+from tests.conftest import (
+    ALICE,
+    BOB,
+    COMPLETED_SECONDS,
+    LEASE_SECONDS,
+    REGION,
+    TABLES,
+    FakeSms,
+    Game,
+    transient_failure,
+)
+from tests.protocol.crashes import Crash
+from tests.unit.test_webhook import DOMAIN, TOKEN, http_event, sign
+
+SID = "SM" + "c" * 32
+STATUS_PATH = "/sms/the-secret-segment/status"
+
+
+@pytest.fixture
+def ingress(game: Game) -> webhook.Ingress:
+    sqs = boto3.client("sqs", region_name=REGION)
+    queue = sqs.create_queue(QueueName="incoming")["QueueUrl"]
+    return webhook.Ingress(
+        RequestValidator(TOKEN),
+        IncomingQueue(sqs, queue),
+        statuses=DeliveryStatusRecords(game.dynamodb, TABLES.idempotency),
+    )
+
+
+def callback(reply: ReplyId | None, sid: str, status: str, error_code: int | None = None) -> dict[str, Any]:
+    """Twilio's status callback for one send, signed as Twilio signs it: over the whole URL."""
+    assert reply is not None, "every reply is sent with its identity"
+    parameters = {
+        "AccountSid": "AC" + "a" * 32,
+        "MessageSid": sid,
+        "SmsSid": sid,
+        "MessageStatus": status,
+        "SmsStatus": status,
+        "To": ALICE,
+        "From": "+15550000000",
+        "ApiVersion": "2010-04-01",
+        **({"ErrorCode": str(error_code)} if error_code is not None else {}),
+    }
+    query = urlencode({"key": reply.key, "index": reply.index})
+    url = f"https://{DOMAIN}{STATUS_PATH}?{query}"
+    return http_event(
+        urlencode(parameters), signature=sign(parameters, url), raw_path=STATUS_PATH, raw_query=query
+    )
+
+
+def post(ingress: webhook.Ingress, event: dict[str, Any]) -> int:
+    return int(webhook.handle(event, ingress)["statusCode"])
+
+
+def record(game: Game, key: str = SID) -> dict[str, Any]:
+    item: dict[str, Any] = game.dynamodb.get_item(
+        TableName=TABLES.idempotency, Key={"messageId": {"S": key}}
+    )["Item"]
+    return item
+
+
+def alice_says_help(game: Game) -> tuple[ReplyId, str]:
+    """Alice texts HELP (her first text: the opt-in confirmation, then the answer); the answer's send."""
+    assert game.text(ALICE, "help", sid=SID) is Result.PROCESSED
+    reply, sid = game.sms.accepted[-1]
+    assert reply is not None
+    assert reply.key == SID
+    return reply, sid
+
+
+def delivery_metrics(output: str) -> list[tuple[str, dict[str, str]]]:
+    lines = [json.loads(line) for line in output.splitlines() if line.startswith("{") and '"_aws"' in line]
+    return [
+        (metric["Name"], {name: line[name] for name in directive["Dimensions"][0]})
+        for line in lines
+        for directive in line["_aws"]["CloudWatchMetrics"]
+        for metric in directive["Metrics"]
+    ]
+
+
+def test_every_reply_is_sent_with_its_identity_for_the_callbacks(game: Game) -> None:
+    game.text(ALICE, "help", sid=SID)
+    assert [reply for reply, _ in game.sms.accepted] == [
+        ReplyId(SID, index) for index in range(len(game.sms.sent))
+    ]
+
+
+def test_a_replys_statuses_are_recorded_as_twilio_reports_them(
+    game: Game, ingress: webhook.Ingress, capsys: pytest.CaptureFixture[str]
+) -> None:
+    reply, sid = alice_says_help(game)
+    capsys.readouterr()
+    assert post(ingress, callback(reply, sid, "sent")) == 200
+    assert statuses_from(record(game))[reply.index].status == "sent"
+
+    assert post(ingress, callback(reply, sid, "delivered")) == 200
+    [status] = [s for index, s in statuses_from(record(game)).items() if index == reply.index]
+    assert (status.sid, status.status, status.error_code) == (sid, "delivered", None)
+    assert delivery_metrics(capsys.readouterr().out) == [("RepliesDelivered", {"service": "serverless-rps"})]
+
+
+def test_a_late_or_repeated_callback_never_overwrites_a_later_status(
+    game: Game, ingress: webhook.Ingress, capsys: pytest.CaptureFixture[str]
+) -> None:
+    reply, sid = alice_says_help(game)
+    capsys.readouterr()
+    assert post(ingress, callback(reply, sid, "undelivered", 30007)) == 200
+    for late in ("sent", "queued", "undelivered", "delivered"):
+        assert post(ingress, callback(reply, sid, late)) == 200
+
+    status = statuses_from(record(game))[reply.index]
+    assert (status.status, status.error_code) == ("undelivered", 30007)
+    assert delivery_metrics(capsys.readouterr().out) == [
+        ("RepliesUndelivered", {"service": "serverless-rps"}),
+        ("DeliveryErrors", {"service": "serverless-rps", "error_code": "30007"}),
+    ], "counted once, however often Twilio says it"
+
+
+def test_a_send_never_recorded_is_learnt_from_its_callback_and_not_sent_again(
+    game: Game, ingress: webhook.Ingress, clock: Any
+) -> None:
+    class DiesOnceTwilioAccepts:
+        """Twilio takes the reply; the invocation dies before recording it."""
+
+        def __init__(self, twilio: FakeSms) -> None:
+            self.twilio = twilio
+
+        def send(self, message: OutboundSms, reply: ReplyId | None = None) -> str:
+            self.twilio.send(message, reply)
+            raise Crash
+
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    game.text(BOB, "scissors alice")
+    real, game.processor._sender = game.processor._sender, DiesOnceTwilioAccepts(game.sms)
+    with pytest.raises(Crash):
+        game.text(ALICE, "rock bob", sid=SID)
+    game.processor._sender = real
+    reply, sid = game.sms.accepted[-1]
+    assert reply is not None
+    assert reply.index == 0
+    assert "0" not in record(game)["delivered"]["M"], "the send was never recorded"
+
+    assert post(ingress, callback(reply, sid, "sent")) == 200
+    assert record(game)["delivered"]["M"]["0"] == {"S": sid}, "the callback recorded its SID"
+
+    sent_before = len(game.sms.sent)
+    clock.tick(LEASE_SECONDS + 1)  # the dead attempt's outbox lease has run out
+    assert game.text(ALICE, "rock bob", sid=SID) is Result.RESENT
+    assert [message.to for message in game.sms.sent[sent_before:]] == [BOB], (
+        "Alice's result is not sent twice"
+    )
+    assert "outbox" not in record(game), "the redelivery finished the record: no numbers left in it"
+
+
+def test_the_callback_of_a_send_the_record_does_not_name_changes_nothing(
+    game: Game, ingress: webhook.Ingress
+) -> None:
+    reply, _ = alice_says_help(game)
+    other = "SM" + "d" * 32
+    before = record(game)
+    assert post(ingress, callback(reply, other, "delivered")) == 200
+    assert record(game) == before
+
+
+def test_a_callback_for_a_reply_we_have_no_record_of_gets_200_and_writes_nothing(
+    game: Game, ingress: webhook.Ingress
+) -> None:
+    unknown = ReplyId("SM" + "e" * 32, 0)
+    assert post(ingress, callback(unknown, SID, "delivered")) == 200
+    assert "Item" not in game.dynamodb.get_item(
+        TableName=TABLES.idempotency, Key={"messageId": {"S": unknown.key}}
+    ), "no record was created"
+
+
+def test_a_forged_unsigned_or_replayed_callback_gets_403_and_records_nothing(
+    game: Game, ingress: webhook.Ingress
+) -> None:
+    reply, sid = alice_says_help(game)
+    before = record(game)
+    genuine = callback(reply, sid, "delivered")
+
+    unsigned = {
+        **genuine,
+        "headers": {k: v for k, v in genuine["headers"].items() if k != "x-twilio-signature"},
+    }
+    forged = {**genuine, "headers": {**genuine["headers"], "x-twilio-signature": "Zm9yZ2Vk"}}
+    # Twilio's signed callback for this reply, replayed at another reply (or as an inbound SMS).
+    other_query = urlencode({"key": reply.key, "index": 0})
+    onto_other_reply = {**genuine, "rawQueryString": other_query}
+    onto_inbound_route = {**genuine, "rawPath": "/sms/the-secret-segment", "rawQueryString": ""}
+    for event in (unsigned, forged, onto_other_reply, onto_inbound_route):
+        assert post(ingress, event) == 403
+    assert record(game) == before
+
+    # The same callback twice is Twilio's own retry: it is answered, and changes nothing more.
+    assert post(ingress, genuine) == 200
+    once = record(game)
+    assert post(ingress, genuine) == 200
+    assert record(game) == once
+
+
+def test_an_opt_out_erased_reply_keeps_its_fate_and_no_callback_writes_a_number_back(
+    game: Game, ingress: webhook.Ingress
+) -> None:
+    records = DeliveryStatusRecords(game.dynamodb, TABLES.idempotency)
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    game.sms.fail_next(None, transient_failure())  # Alice's acknowledgement goes, Bob's challenge waits
+    with pytest.raises(SmsTemporarilyFailed):
+        game.text(ALICE, "rock bob", sid=SID)
+    game.text(BOB, "stop")
+    stored = record(game)
+    erased = [int(index) for index, fate in stored["delivered"]["M"].items() if fate == {"S": "erased"}]
+    assert erased, "the opt-out erased Bob's reply"
+
+    before = record(game)
+    outcome = records.record(SID, erased[0], DeliveryStatus("SM" + "f" * 32, "delivered", None, 1.0))
+    assert outcome.value == "other_send"
+    assert record(game) == before
+    for table in (TABLES.game_state, TABLES.nickname, TABLES.idempotency):
+        assert BOB not in json.dumps(game.items(table)), table
+
+
+def test_the_operator_sees_each_replys_delivery_in_outbox_pending_and_player(
+    game: Game, ingress: webhook.Ingress
+) -> None:
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    game.sms.fail_next(None, transient_failure())  # Alice's acknowledgement goes, Bob's challenge waits
+    with pytest.raises(SmsTemporarilyFailed):
+        game.text(ALICE, "rock bob", sid=SID)
+    reply, sid = game.sms.accepted[-1]
+    assert post(ingress, callback(reply, sid, "undelivered", 30007)) == 200
+    settings = GameSettings(
+        TABLES.game_state,
+        TABLES.nickname,
+        TABLES.idempotency,
+        "",
+        "",
+        TwilioCredentials("AC" + "a" * 32, None, TOKEN, None),
+        completed_record_seconds=COMPLETED_SECONDS,
+    )
+    operator = Operator(settings, game.store, game.processor, sqs=None, cloudwatch=None)
+
+    [pending] = operator.pending_outboxes()
+    assert pending["delivery"] == ["undelivered 30007", "not sent"]
+    [bobs] = [row for row in operator.player(BOB)["recent_messages"] if row["key"] == SID]
+    assert bobs["delivery"] == "1 not sent"
+
+    [resent] = operator.resend([SID])
+    assert resent["result"] == "resent"
+    # The outbox (and its numbers) is gone: the message's replies are counted for either player.
+    [alices] = [row for row in operator.player(ALICE)["recent_messages"] if row["key"] == SID]
+    assert alices["delivery"] == "1 accepted, 1 undelivered 30007"
