@@ -105,8 +105,8 @@ deploy: build
 		echo "$(SAM_ENV) $(SAM) deploy --guided"; $(SAM_ENV) $(SAM) deploy --guided; \
 	fi
 
-# A signed test SMS through a stack's webhook, followed through the game's tables until its reply
-# is sent or refused for good. A deployed stack: `make verify STACK=serverless-rps
+# A signed test SMS through a stack's webhook, followed through the game's tables until each of its
+# replies is sent or refused for good. A deployed stack: `make verify STACK=serverless-rps
 # TWILIO_PHONE_NUMBER=+1... WEBHOOK_PATH_SECRET=...` (docs/deployment.md); its region: REGION=, else
 # the profile's, else samconfig.toml's (the one `make deploy` used). Without STACK: the local
 # stack of a running `make play` (in another terminal), looked for before any set-up; the tool says

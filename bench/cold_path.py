@@ -37,15 +37,15 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # What answering a first `help` takes, in order: the Twilio auth token from SSM (once per cold
 # start), the claim, the sender's lease, the sender's contact record (a stranger's number may be
-# waiting on replies), the commit, the SMS, the delivery record, the contact record.
+# waiting on replies), the commit, then each of the three SMS (the opt-in confirmation a new phone
+# gets first, HELP's program help and its commands) and its delivery record, and the contact record.
 FLOOR_REQUESTS = (
     "ssm.GetParameter",
     "dynamodb.PutItem",
     "dynamodb.UpdateItem",
     "dynamodb.GetItem",
     "dynamodb.TransactWriteItems",
-    "twilio.POST",
-    "dynamodb.UpdateItem",
+    *("twilio.POST", "dynamodb.UpdateItem") * 3,
     "dynamodb.UpdateItem",
 )
 
@@ -120,25 +120,29 @@ dynamodb.update_item(
 )
 contact = {"messageId": {"S": "contact#" + body["From"]}}
 dynamodb.get_item(TableName=idempotency, Key=contact, ConsistentRead=True)
+texts = ["welcome text", "program help text", "commands text"]
+outbox = [{"M": {"to": {"S": body["From"]}, "body": {"S": text}}} for text in texts]
 dynamodb.transact_write_items(
     TransactItems=[
         {"Put": {"TableName": idempotency, "Item": {"messageId": key, "status": {"S": "COMPLETED"},
-                 "outbox": {"L": [{"M": {"to": {"S": body["From"]}, "body": {"S": "help text"}}}]}}}},
+                 "outbox": {"L": outbox}}}},
         {"Put": {"TableName": players, "Item": {"phone_number": {"S": body["From"]}}}},
     ]
 )
-request = urllib.request.Request(
-    os.environ["TWILIO_API_URL"] + "/2010-04-01/Accounts/" + os.environ["TWILIO_ACCOUNT_SID"]
-    + "/Messages.json",
-    data=urllib.parse.urlencode({"To": body["From"], "From": body["To"], "Body": "help text"}).encode(),
-    headers={"Authorization": "Basic " + base64.b64encode(
-        (os.environ["TWILIO_ACCOUNT_SID"] + ":" + token).encode()).decode()},
-)
-sid = json.loads(urllib.request.urlopen(request, timeout=5).read())["sid"]
-dynamodb.update_item(
-    TableName=idempotency, Key={"messageId": key},
-    UpdateExpression="SET delivered = :sid REMOVE outbox", ExpressionAttributeValues={":sid": {"S": sid}},
-)
+credentials = (os.environ["TWILIO_ACCOUNT_SID"] + ":" + token).encode()
+authorization = "Basic " + base64.b64encode(credentials).decode()
+for index, text in enumerate(texts):
+    request = urllib.request.Request(
+        os.environ["TWILIO_API_URL"] + "/2010-04-01/Accounts/" + os.environ["TWILIO_ACCOUNT_SID"]
+        + "/Messages.json",
+        data=urllib.parse.urlencode({"To": body["From"], "From": body["To"], "Body": text}).encode(),
+        headers={"Authorization": authorization},
+    )
+    sid = json.loads(urllib.request.urlopen(request, timeout=5).read())["sid"]
+    dynamodb.update_item(
+        TableName=idempotency, Key={"messageId": key},
+        UpdateExpression=f"SET delivered{index} = :sid", ExpressionAttributeValues={":sid": {"S": sid}},
+    )
 dynamodb.update_item(
     TableName=idempotency, Key={"messageId": {"S": "contact#" + body["From"]}},
     UpdateExpression="SET pending = :none", ExpressionAttributeValues={":none": {"L": []}},

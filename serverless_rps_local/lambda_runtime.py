@@ -153,13 +153,20 @@ class _ExecutionEnvironment:
         """Wait for the cold start; returns Lambda's error shape if the init failed."""
         if self._initialised:
             return None
-        if not self._connection.poll(_INIT_TIMEOUT_SECONDS):
-            self.kill()
-            return {"errorType": "Runtime.InitTimeout", "errorMessage": "the handler did not load in time"}
         try:
+            if not self._connection.poll(_INIT_TIMEOUT_SECONDS):
+                self.kill()
+                return {
+                    "errorType": "Runtime.InitTimeout",
+                    "errorMessage": "the handler did not load in time",
+                }
             status, detail = self._connection.recv()
         except EOFError:
             return {"errorType": "Runtime.ExitError", "errorMessage": "the runtime exited during init"}
+        except OSError:
+            # The function was stopped (Ctrl-C) while this environment started: `kill` closed the
+            # connection under the thread waiting here, the background warm-up's.
+            return {"errorType": "Runtime.ExitError", "errorMessage": "stopped during init"}
         if status != "ready":
             self.kill()
             return dict(detail)
@@ -297,6 +304,10 @@ class LocalFunction:
             return [
                 environment.process.pid for environment in self._all if environment.process.pid is not None
             ]
+
+    @property
+    def stopped(self) -> bool:
+        return self._closed
 
     def stop(self) -> None:
         """Take no more invocations and stop every environment; one still mid-invocation gets five

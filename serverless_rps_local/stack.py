@@ -240,8 +240,9 @@ class LocalStack:
     def _warm_the_rest(self) -> None:
         # Only an optimisation: an environment that fails to start here (or is killed while it
         # starts, as the chaos soak does) is started again by the first invocation that needs it.
-        errors = self.functions[GAME_FUNCTION].warm(None)
-        if errors:
+        function = self.functions[GAME_FUNCTION]
+        errors = function.warm(None)
+        if errors and not function.stopped:  # stopped while warming: nothing failed
             _log.warning(
                 "%s: an execution environment failed to warm up: %s",
                 GAME_FUNCTION,

@@ -206,12 +206,13 @@ def _parser() -> argparse.ArgumentParser:
 
     verify = commands.add_parser(
         "verify",
-        help="SENDS: one signed test SMS through the webhook, followed until its reply is sent or refused",
+        help="SENDS: one signed test SMS through the webhook, followed until each reply is sent or refused",
         description="Posts a `help` from a test phone to the webhook, signed with the stack's own Twilio "
-        "token, and follows it through the queue and the game until its reply is accepted or refused "
+        "token, and follows it through the queue and the game until every reply it produced (a new "
+        "phone's opt-in confirmation, HELP's program help and its commands) is accepted or refused "
         "for good by Twilio; either passes. The default phone is made up (555-01xx): Twilio refuses the "
-        "reply, and the phone's records are erased afterwards. With --from YOUR_PHONE the reply arrives "
-        "as an SMS, and nothing is erased. The webhook URL: the stack's WebhookUrl output with "
+        "replies, and the phone's records are erased afterwards. With --from YOUR_PHONE the replies "
+        "arrive as SMS, and nothing is erased. The webhook URL: the stack's WebhookUrl output with "
         "WEBHOOK_PATH_SECRET from the environment (--stack), or WEBHOOK_URL (the local stack's file).",
     )
     verify.add_argument(

@@ -3,10 +3,12 @@
 It checks the whole round trip a player's text makes, with nothing bypassed: the public webhook
 URL and its secret path, the signature (computed with the stack's own Twilio auth token, read from
 SSM as the functions read it), the queue, the game function, its commit, and Twilio's answer to the
-reply. It passes when every reply of the test message is delivered (Twilio accepted it) or refused
-for good (as a made-up number is): both mean the pipeline works end to end.
+replies. It passes when every reply of the test message is delivered (Twilio accepted it) or
+refused for good (as a made-up number is): both mean the pipeline works end to end. A phone's
+first text gets several (the opt-in confirmation, then HELP's program help and its commands):
+verify waits for all of them and reports each.
 
-    webhook POST ──> 200 ──> SQS ──> game function ──> committed record ──> reply sent / refused
+    webhook POST ──> 200 ──> SQS ──> game function ──> committed record ──> each reply sent / refused
          │                                                   │
          └── 403: signature (URL or token)                   └── polled here, consistently
 
@@ -145,8 +147,10 @@ class Verification:
             "message_sid": message_sid,
             "from": mask_phone(self.phone),
             "round_trip_seconds": round(clock() - started, 2),
-            "replies": [_outcome(outcome) for outcome in outcomes],
             "verdict": "the pipeline works end to end",
+            "replies": [
+                {"reply": number, "outcome": _outcome(outcome)} for number, outcome in enumerate(outcomes, 1)
+            ],
         }
 
 

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Locator, Page, expect, sync_playwright
 
+from serverless_rps import replies
 from serverless_rps_local import dev_account
 from serverless_rps_local.browser import find_chromium, no_chromium_reason
 from serverless_rps_local.stack import LocalStack, StackOptions, repository_root
@@ -30,6 +31,8 @@ CHROMIUM_ARGUMENTS = [
     "--no-first-run",
 ]
 REPLY_TIMEOUT_MS = 60_000
+PROGRAM = replies.Program()  # the template's ProgramName and SupportContact defaults
+WELCOME = replies.opt_in_confirmation(PROGRAM)  # the first reply a phone ever gets, and START's
 
 
 @pytest.fixture(scope="module")
@@ -75,18 +78,21 @@ def test_two_players_register_play_and_both_see_the_result(page_url: str, page: 
     page.goto(page_url)
     expect(page.locator(".phone")).to_have_count(2)
 
+    # Each phone's first text is answered after the opt-in confirmation.
     _text(page, alice, "nick alice")
-    _wait_for_replies(page, alice, 1)
+    _wait_for_replies(page, alice, 2)
     _text(page, bob, "nick bob")
-    _wait_for_replies(page, bob, 1)
-    _text(page, alice, "throw rock bob")
     _wait_for_replies(page, bob, 2)
-    _text(page, bob, "paper alice")
-    _wait_for_replies(page, alice, 3)
+    _text(page, alice, "throw rock bob")
     _wait_for_replies(page, bob, 3)
+    _text(page, bob, "paper alice")
+    _wait_for_replies(page, alice, 4)
+    _wait_for_replies(page, bob, 4)
 
     for phone in (alice, bob):
-        result = page.locator(f'.phone[data-phone="{phone}"] .bubble.outbound').last
+        replies_shown = page.locator(f'.phone[data-phone="{phone}"] .bubble.outbound')
+        expect(replies_shown.first).to_have_text(WELCOME)
+        result = replies_shown.last
         expect(result).to_contain_text("rock")
         expect(result).to_contain_text("paper")
     expect(page.locator("#queue-depth")).to_contain_text("0 waiting")
@@ -132,8 +138,11 @@ def test_a_new_phone_says_what_to_text_until_it_has_texted(page_url: str, page: 
     phone.get_by_test_id("send").click()
     expect(phone.locator(".bubble.inbound")).to_have_text(["help"])
     expect(hint).to_have_count(0)
-    expect(phone.locator(".bubble.outbound")).to_have_count(1, timeout=REPLY_TIMEOUT_MS)
-    expect(phone.locator(".bubble.outbound")).to_contain_text("NICK")
+    # The opt-in confirmation, the program's help, then the commands.
+    expect(phone.locator(".bubble.outbound")).to_have_count(3, timeout=REPLY_TIMEOUT_MS)
+    expect(phone.locator(".bubble.outbound").first).to_have_text(WELCOME)
+    expect(phone.locator(".bubble.outbound").nth(1)).to_have_text(replies.program_help(PROGRAM))
+    expect(phone.locator(".bubble.outbound").last).to_contain_text("NICK")
     page.reload()
     expect(page.locator(f'.phone[data-phone="{phone.get_attribute("data-phone")}"] .hint')).to_have_count(0)
 
@@ -151,15 +160,18 @@ def test_an_opted_out_phone_shows_it_and_why_its_texts_go_unanswered(page_url: s
     expect(banner).to_contain_text("Opted out (STOP)")
     expect(banner).to_contain_text("Text START to opt back in")
     _text(page, number, "help")
-    note = phone.locator(".bubble.refused")
-    expect(note).to_have_count(1, timeout=REPLY_TIMEOUT_MS)
-    expect(note).to_contain_text("this phone opted out (STOP)")
-    expect(note).to_contain_text("21610")
+    # The bot answers (the opt-in confirmation and HELP's two replies); Twilio refuses all three.
+    notes = phone.locator(".bubble.refused")
+    expect(notes).to_have_count(3, timeout=REPLY_TIMEOUT_MS)
+    for index in range(3):
+        expect(notes.nth(index)).to_contain_text("this phone opted out (STOP)")
+        expect(notes.nth(index)).to_contain_text("21610")
     expect(phone.locator(".bubble.outbound")).to_have_count(0)
 
     _text(page, number, "START")
     expect(banner).to_be_hidden()
     _wait_for_replies(page, number, 1)
+    expect(phone.locator(".bubble.outbound")).to_have_text([WELCOME])
 
 
 def test_each_reply_shows_whether_it_was_delivered_as_twilios_status_callbacks_say(

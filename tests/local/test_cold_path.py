@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from bench import cold_path
+from serverless_rps import replies
 from serverless_rps_local.stack import LocalStack, StackOptions
 
 
@@ -15,7 +16,14 @@ def test_the_floor_makes_exactly_the_requests_the_game_handler_makes_for_a_first
 
         made = json.loads(cold_path._run(cold_path._COUNTING, environment))
         cold_path._run(cold_path._FLOOR, environment)  # raises if the floor's requests fail
-        texted = [message["to"] for message in stack.twilio.sent_messages()]
+        texted = [message["body"] for message in stack.twilio.sent_messages()]
 
     assert tuple(made) == cold_path.FLOOR_REQUESTS
-    assert len(texted) == 2  # one help reply from the handler, one from the floor
+    # The handler's three replies to a new phone's help, then the floor's three.
+    program = replies.Program()
+    assert texted[:3] == [
+        replies.opt_in_confirmation(program),
+        replies.program_help(program),
+        replies.help_overview(),
+    ]
+    assert len(texted) == 6

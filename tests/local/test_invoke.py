@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from serverless_rps import replies
 from serverless_rps_local.event_files import ALICE, BOB, event_files
 from serverless_rps_local.invoke import InvocationReport, event_mismatch, invoke_event_files
 from serverless_rps_local.saved_state import StateDirectory
@@ -19,6 +20,7 @@ SQS_EVENTS = sorted(EVENTS.glob("sqs-*.json"))
 HELP_SID = "SM00000000000000000000000000000001"
 DUPLICATED_SID = "SM00000000000000000000000000000014"
 RERUN = "again: sqs-01-help.json"
+PROGRAM = replies.Program()  # the local stack's program: nothing configured
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +33,17 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, InvocationRep
 
 
 def _recipients(report: InvocationReport) -> list[str]:
+    """Every SMS's phone, one entry per SMS."""
     return sorted(message["to"] for message in report.sms_sent)
+
+
+# A phone's first reply ever is the opt-in confirmation, before its answer; HELP answers with two
+# replies (the program's help, then the commands).
+ALICE_FIRST_HELP = [
+    replies.opt_in_confirmation(PROGRAM),
+    replies.program_help(PROGRAM),
+    replies.help_overview(),
+]
 
 
 def test_the_event_files_are_what_the_generator_writes() -> None:
@@ -43,8 +55,8 @@ def test_the_event_files_are_what_the_generator_writes() -> None:
 @pytest.mark.parametrize(
     ("event", "recipients"),
     [
-        ("sqs-01-help.json", [ALICE]),
-        ("sqs-02-nick.json", [ALICE, BOB]),
+        ("sqs-01-help.json", [ALICE] * 3),  # the opt-in confirmation and HELP's two replies
+        ("sqs-02-nick.json", [ALICE, BOB, BOB]),  # bob's first text: the opt-in confirmation too
         ("sqs-03-throw-waiting.json", [ALICE, BOB]),
         ("sqs-04-throw-resolving.json", [ALICE, BOB]),
         ("sqs-05-games.json", [ALICE]),
@@ -61,6 +73,14 @@ def test_each_command_event_succeeds_and_replies_to_the_right_phones(
     assert report.invocation.error is None
     assert report.invocation.response["batchItemFailures"] == []
     assert _recipients(report) == sorted(recipients)
+
+
+def test_a_new_phones_help_is_answered_after_the_opt_in_confirmation(
+    reports: dict[str, InvocationReport],
+) -> None:
+    assert [message["body"] for message in reports["sqs-01-help.json"].sms_sent] == ALICE_FIRST_HELP
+    bob = [message["body"] for message in reports["sqs-02-nick.json"].sms_sent if message["to"] == BOB]
+    assert bob == [replies.opt_in_confirmation(PROGRAM), replies.nick_registered("bob")]
 
 
 def test_the_resolving_throw_tells_both_players_both_moves(reports: dict[str, InvocationReport]) -> None:
@@ -100,7 +120,7 @@ def test_each_record_of_a_batch_says_what_became_of_it(reports: dict[str, Invoca
 def test_a_single_record_event_explains_an_empty_sms_count(reports: dict[str, InvocationReport]) -> None:
     assert "SMS sent: 0 — processed; the game sends no reply to it" in reports["sqs-07-stop.json"].lines()
     # An answered record needs no explanation: its SMS are listed.
-    assert "SMS sent: 1" in reports["sqs-01-help.json"].lines()
+    assert "SMS sent: 3" in reports["sqs-01-help.json"].lines()
 
 
 def test_a_rerun_event_is_reported_as_a_duplicate_not_just_no_sms(
@@ -130,9 +150,12 @@ def test_the_command_line_invokes_an_event_file_and_keeps_the_state(tmp_path: Pa
     run = subprocess.run([*command, help_event, help_event], capture_output=True, text=True, timeout=300)
 
     assert run.returncode == 0, run.stderr
-    assert "SMS sent: 1\n" in run.stdout
+    assert "SMS sent: 3\n" in run.stdout
     assert f"SMS sent: 0 — a duplicate of {HELP_SID}, already answered; no reply sent again\n" in run.stdout
-    assert json.loads((tmp_path / "twilio.json").read_text())["sent"][0]["to"] == ALICE
+    sent = json.loads((tmp_path / "twilio.json").read_text())["sent"]
+    assert [(message["to"], message["body"]) for message in sent] == [
+        (ALICE, body) for body in ALICE_FIRST_HELP
+    ]
 
 
 @pytest.mark.parametrize(

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from serverless_rps import replies
 from serverless_rps.admin.verify import FICTIONAL_PHONE
 from serverless_rps_local import dev_account
 from serverless_rps_local.in_process import sqs_event, sqs_record
@@ -109,10 +110,22 @@ def test_verify_sends_a_signed_text_through_the_webhook_and_follows_it_to_its_re
         result = _admin(variables, "verify", "--timeout", "60s")
 
         assert result["verdict"] == "the pipeline works end to end"
-        [reply] = result["replies"]
-        assert reply.startswith("accepted by Twilio")
-        [sent] = stack.twilio.sent_messages()
-        assert (sent["to"], sent["from"]) == (FICTIONAL_PHONE, dev_account.SERVICE_NUMBER)
+        # A new phone's help: the opt-in confirmation, the program's help, the commands; each followed
+        # until Twilio had it, and each reported.
+        sent = stack.twilio.sent_messages()
+        program = replies.Program()
+        assert [(message["to"], message["from"], message["body"]) for message in sent] == [
+            (FICTIONAL_PHONE, dev_account.SERVICE_NUMBER, body)
+            for body in (
+                replies.opt_in_confirmation(program),
+                replies.program_help(program),
+                replies.help_overview(),
+            )
+        ]
+        assert [reply["reply"] for reply in result["replies"]] == [1, 2, 3]
+        assert [reply["outcome"] for reply in result["replies"]] == [
+            f"accepted by Twilio ({message['sid']})" for message in sent
+        ]
         # The made-up phone leaves nothing behind: its records went through the STOP protocol.
         assert result["test_phone_erased"] == "processed"
         assert _admin(variables, "player", FICTIONAL_PHONE)["registered"] is False
@@ -123,4 +136,4 @@ def test_verify_sends_a_signed_text_through_the_webhook_and_follows_it_to_its_re
         # A token that is not the stack's: the webhook refuses the signature.
         forged = {**variables, "TWILIO_AUTH_TOKEN": "not-the-token", "TWILIO_AUTH_TOKEN_PARAMETER": ""}
         assert "answered 403" in _admin_fails(forged, "verify", "--timeout", "10s")
-        assert len(stack.twilio.sent_messages()) == 1, "nothing refused reached the game"
+        assert len(stack.twilio.sent_messages()) == 3, "nothing refused reached the game"

@@ -12,12 +12,15 @@ from typing import Any
 import pytest
 import requests
 
+from serverless_rps import replies
 from serverless_rps_local import dev_account
 from serverless_rps_local.saved_state import StateDirectory, StateInUse
 from serverless_rps_local.simulator import inbound_parameters
 from serverless_rps_local.stack import LocalStack, StackOptions
 
 REPLY_TIMEOUT = 60
+PROGRAM = replies.Program()  # the template's ProgramName and SupportContact defaults
+WELCOME = replies.opt_in_confirmation(PROGRAM)  # the first reply a phone ever gets, and START's
 
 
 @pytest.fixture(scope="module")
@@ -66,10 +69,12 @@ def _replies(stack: LocalStack, phone: str) -> list[str]:
 def test_a_text_from_a_simulated_phone_gets_a_reply(stack: LocalStack) -> None:
     phone, _ = _new_player(stack)
 
-    _text_and_wait(stack, phone, "help")
+    _text_and_wait(stack, phone, "help", replies_to={phone: 3})
 
-    [reply] = _replies(stack, phone)
-    assert "NICK" in reply.upper()
+    welcome, program_help, commands = _replies(stack, phone)
+    assert welcome == WELCOME
+    assert program_help == replies.program_help(PROGRAM)
+    assert "NICK" in commands.upper()
 
 
 def test_two_phones_play_a_game_and_both_learn_the_result_and_both_moves(stack: LocalStack) -> None:
@@ -109,7 +114,7 @@ def test_a_post_without_a_valid_signature_is_refused_and_enqueues_nothing(stack:
 def test_stop_opts_the_phone_out_at_twilio_and_start_opts_it_back_in(stack: LocalStack) -> None:
     assert stack.simulator is not None
     phone, name = _new_player(stack)
-    _text_and_wait(stack, phone, f"nick {name}")
+    _text_and_wait(stack, phone, f"nick {name}", replies_to={phone: 2})  # the welcome, then the nick
 
     stack.simulator.text(phone, "STOP")
     stack.wait_until_idle(REPLY_TIMEOUT)
@@ -118,9 +123,9 @@ def test_stop_opts_the_phone_out_at_twilio_and_start_opts_it_back_in(stack: Loca
     _text_and_wait(stack, phone, "START")
 
     assert opted_out_after_stop
-    assert replies_after_stop == 1
+    assert replies_after_stop == 2  # Twilio answered STOP; the bot sent nothing
     assert phone not in stack.twilio.opted_out()
-    assert len(_replies(stack, phone)) == 2
+    assert _replies(stack, phone)[2:] == [WELCOME]  # START is answered with the opt-in confirmation
 
 
 def test_a_poison_message_is_parked_on_the_dead_letter_queue_and_shown_with_its_reason(
@@ -181,7 +186,7 @@ def test_the_functions_run_with_the_templates_environment_and_local_endpoints(st
 def test_game_state_queued_messages_and_sent_sms_are_kept_between_runs(tmp_path: Path) -> None:
     phone = dev_account.FIRST_PHONE_NUMBERS[0]
     with LocalStack(StackOptions(state_directory=tmp_path, workers=1)) as first:
-        _text_and_wait(first, phone, "nick keeper")
+        _text_and_wait(first, phone, "nick keeper", replies_to={phone: 2})
         assert first.event_source is not None
         assert first.resources is not None
         first.event_source.stop()
@@ -193,11 +198,11 @@ def test_game_state_queued_messages_and_sent_sms_are_kept_between_runs(tmp_path:
         player = second.aws("dynamodb").get_item(
             TableName=second.template.table("GameStateTable").name, Key={"phone_number": {"S": phone}}
         )
-        sent = [message["to"] for message in second.twilio.sent_messages()]
+        sent = [(message["to"], message["body"]) for message in second.twilio.sent_messages()]
         queued = second.queue_depth("IncomingQueue")
 
     assert "Item" in player
-    assert sent == [phone]
+    assert sent == [(phone, WELCOME), (phone, replies.nick_registered("keeper"))]
     assert queued == 1
     assert (tmp_path / "simulator.json").exists()
 

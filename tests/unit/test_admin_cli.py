@@ -38,6 +38,7 @@ from serverless_rps.admin.verify import (
 )
 from serverless_rps.config import ConfigurationError
 from serverless_rps.exceptions import StoreUnavailable
+from serverless_rps.ports import CompletedRecord, OutboundSms
 
 REPO = Path(__file__).resolve().parents[2]
 CHANGING = ["dlq redrive", "outbox resend", "unlock", "erase"]
@@ -191,6 +192,42 @@ def test_verify_says_where_the_round_trip_stopped_when_the_game_never_answers() 
     assert (request["From"], request["Body"]) == (FICTIONAL_PHONE, "help")
     assert request["X-Twilio-Signature"], "signed as Twilio signs"
     assert "secret" not in str(failure.value), "the path secret never appears in messages"
+
+
+def test_verify_waits_for_every_reply_of_the_test_text_and_reports_each() -> None:
+    verification = Verification(
+        url="https://api.example.com/sms/secret",
+        account_sid="AC" + "0" * 32,
+        auth_token="token",
+        service_number="+15550100000",
+    )
+    outbox = tuple(
+        OutboundSms(FICTIONAL_PHONE, "+15550100000", body) for body in ("welcome", "help", "commands")
+    )
+    # As polled: not yet processed, committed with one reply sent, then every reply settled.
+    readings = iter(
+        [
+            None,
+            CompletedRecord("sms#x", outbox, {0: "refused:21211"}),
+            CompletedRecord("sms#x", outbox, {0: "refused:21211", 1: "refused:21211", 2: "SM2"}),
+        ]
+    )
+    polls: list[str] = []
+
+    def read_completed(message_sid: str) -> CompletedRecord | None:
+        polls.append(message_sid)
+        return next(readings)
+
+    result = verification.run(
+        read_completed, post=lambda url, fields, headers: (200, "<Response/>"), sleep=lambda _: None
+    )
+
+    assert len(polls) == 3, "a committed record with replies still unsent is polled again"
+    assert result["replies"] == [
+        {"reply": 1, "outcome": "refused for good by Twilio (error 21211), as expected for a made-up number"},
+        {"reply": 2, "outcome": "refused for good by Twilio (error 21211), as expected for a made-up number"},
+        {"reply": 3, "outcome": "accepted by Twilio (SM2)"},
+    ]
 
 
 # -- the tool in scripts: options anywhere, no prompt without a terminal, one line per failure -------
