@@ -97,18 +97,23 @@ def milliseconds(name: str, value: float) -> None:
     metrics.add_metric(name=name, unit=MetricUnit.Milliseconds, value=max(0.0, value))
 
 
-def count_message(command: str, outcome: str) -> None:
-    """One message handled, by command and outcome: its own EMF line, since its dimensions differ
-    from the invocation's other metrics."""
+def _count_once(name: str, **dimensions: str) -> None:
+    """One count of `name` in its own EMF line, printed at once, with its own dimensions beside the
+    service: a metric whose dimensions differ from the invocation's other metrics."""
     with single_metric(
-        name="Messages",
+        name=name,
         unit=MetricUnit.Count,
         value=1,
         namespace=metrics.namespace,
         default_dimensions={"service": SERVICE},
     ) as metric:
-        metric.add_dimension(name="command", value=command)
-        metric.add_dimension(name="outcome", value=outcome)
+        for key, value in dimensions.items():
+            metric.add_dimension(name=key, value=value)
+
+
+def count_message(command: str, outcome: str) -> None:
+    """One message handled, by command and outcome."""
+    _count_once("Messages", command=command, outcome=outcome)
 
 
 # A reply's final status from Twilio's status callback (the webhook's status route), one metric each.
@@ -123,24 +128,9 @@ def count_delivery(status: str, error_code: int | None) -> None:
     """One reply's final status, counted once (the status route records it first): RepliesDelivered,
     RepliesUndelivered or RepliesFailed, and DeliveryErrors by `error_code` (30007: carrier
     filtering). Each its own EMF line, printed at once: the webhook flushes no metric set."""
-    with single_metric(
-        name=DELIVERY_METRICS[status],
-        unit=MetricUnit.Count,
-        value=1,
-        namespace=metrics.namespace,
-        default_dimensions={"service": SERVICE},
-    ):
-        pass
-    if error_code is None:
-        return
-    with single_metric(
-        name="DeliveryErrors",
-        unit=MetricUnit.Count,
-        value=1,
-        namespace=metrics.namespace,
-        default_dimensions={"service": SERVICE},
-    ) as metric:
-        metric.add_dimension(name="error_code", value=str(error_code))
+    _count_once(DELIVERY_METRICS[status])
+    if error_code is not None:
+        _count_once("DeliveryErrors", error_code=str(error_code))
 
 
 def mask_phone(phone: str | None) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import json
 import logging
 import os
 import re
@@ -328,6 +329,15 @@ class Game:
     def items(self, table: str) -> list[dict[str, Any]]:
         items: list[dict[str, Any]] = self.dynamodb.scan(TableName=table)["Items"]
         return items
+
+    def items_holding(self, phone: str) -> list[dict[str, Any]]:
+        """Every item of the three tables that holds `phone` anywhere (opt-out erases: promise 13)."""
+        return [
+            item
+            for table in (TABLES.game_state, TABLES.nickname, TABLES.idempotency)
+            for item in self.items(table)
+            if phone in json.dumps(item)
+        ]
 
     def register(self, *pairs: tuple[str, str]) -> None:
         for phone, name in pairs:

@@ -15,22 +15,13 @@ from serverless_rps.admin.store_reads import StoreReads
 from serverless_rps.parsing import OptOut
 from serverless_rps.processing import DROPPED_LATE, OPT_OUT_CONFIRMATION_SECONDS, Result
 from serverless_rps.replies import Program
-from tests.conftest import ALICE, BOB, IN_PROGRESS_SECONDS, TABLES, Game, opted_out, transient_failure
+from tests.conftest import ALICE, BOB, IN_PROGRESS_SECONDS, Game, opted_out, transient_failure
 from tests.protocol.test_failure_visibility import json_log_lines
 
 PROGRAM = Program()  # what the processor sends when nothing is configured
 WELCOME = replies.opt_in_confirmation(PROGRAM)
 CONFIRMATION = replies.opt_out_confirmation(PROGRAM)
 CONFIRMED_OPT_OUTS = ["Stop.", "ＳＴＯＰ", "quit!", "s\u200btop"]
-
-
-def _items_holding(game: Game, phone: str) -> list[dict[str, Any]]:
-    return [
-        item
-        for table in (TABLES.game_state, TABLES.nickname, TABLES.idempotency)
-        for item in game.items(table)
-        if phone in json.dumps(item)
-    ]
 
 
 def _alice_challenged_by_bob(game: Game) -> None:
@@ -75,7 +66,7 @@ def test_an_opt_out_twilio_may_not_have_answered_gets_one_confirmation_and_erase
 
     assert game.sms.to(ALICE)[sent_to_alice:] == [CONFIRMATION]
     assert game.sms.last(BOB) == replies.opponent_left("alice")  # the same goodbye as STOP's
-    assert _items_holding(game, ALICE) == []
+    assert game.items_holding(ALICE) == []
     assert game.player(ALICE) is None
     assert game.nickname_row("alice") is None
 
@@ -85,13 +76,13 @@ def test_a_stop_twilio_answered_gets_no_confirmation_from_the_bot(game: Game) ->
     sent_to_alice = len(game.sms.to(ALICE))
     game.text(ALICE, "STOP")
     assert game.sms.to(ALICE)[sent_to_alice:] == []
-    assert _items_holding(game, ALICE) == []
+    assert game.items_holding(ALICE) == []
 
 
 def test_a_stranger_who_opts_out_is_confirmed_and_leaves_no_number(game: Game) -> None:
     game.text(ALICE, "Stop.")
     assert game.sms.to(ALICE) == [CONFIRMATION]  # no opt-in confirmation before an opt-out
-    assert _items_holding(game, ALICE) == []
+    assert game.items_holding(ALICE) == []
 
 
 def test_a_duplicate_and_a_late_redelivery_never_send_a_second_confirmation(game: Game, clock: Any) -> None:
@@ -102,7 +93,7 @@ def test_a_duplicate_and_a_late_redelivery_never_send_a_second_confirmation(game
     clock.tick(3 * 24 * 60 * 60)
     assert game.processor.process(message) is Result.DUPLICATE  # redriven days later
     assert game.sms.to(ALICE).count(CONFIRMATION) == 1
-    assert _items_holding(game, ALICE) == []
+    assert game.items_holding(ALICE) == []
 
 
 def test_nothing_else_reaches_the_number_until_it_texts_again(game: Game) -> None:
@@ -139,7 +130,7 @@ def test_a_number_twilio_blocked_has_its_refusal_recorded_and_gets_nothing_twice
     assert record is not None
     assert record.delivered[0] == "refused:21610"
     assert game.sms.to(BOB).count(replies.opponent_left("alice")) == 1
-    assert _items_holding(game, ALICE) == []
+    assert game.items_holding(ALICE) == []
 
 
 def test_a_confirmation_that_cannot_go_out_within_five_minutes_is_dropped_and_logged(
@@ -150,7 +141,7 @@ def test_a_confirmation_that_cannot_go_out_within_five_minutes_is_dropped_and_lo
     message = game.inbound(ALICE, "Stop.")
     with pytest.raises(Exception, match="503"):
         game.processor.process(message)
-    assert _items_holding(game, ALICE), "the confirmation waits in the outbox for its retry"
+    assert game.items_holding(ALICE), "the confirmation waits in the outbox for its retry"
     assert replies.opponent_left("alice") not in game.sms.to(BOB)
 
     clock.tick(OPT_OUT_CONFIRMATION_SECONDS + 1)  # the redelivery comes too late
@@ -162,7 +153,7 @@ def test_a_confirmation_that_cannot_go_out_within_five_minutes_is_dropped_and_lo
     record = StoreReads.beside(game.store).read_completed(message.idempotency_key)
     assert record is not None
     assert record.delivered[0] == DROPPED_LATE
-    assert _items_holding(game, ALICE) == []
+    assert game.items_holding(ALICE) == []
     dropped = [line for line in lines if line["message"] == "opt-out confirmation dropped: too late to send"]
     assert [line["to"] for line in dropped] == ["+*******0001"]
 
@@ -179,14 +170,14 @@ def test_a_reply_twilio_did_not_take_is_sent_by_the_redelivery_and_the_confirmat
     with pytest.raises(Exception, match="503"):
         game.processor.process(message)
     if failing == "the goodbye":
-        assert _items_holding(game, ALICE) == [], "sent: its number left the outbox before it went"
+        assert game.items_holding(ALICE) == [], "sent: its number left the outbox before it went"
 
     clock.tick(IN_PROGRESS_SECONDS + 1)
     assert game.processor.process(message) is Result.RESENT
     assert game.processor.process(message) is Result.DUPLICATE
     assert game.sms.to(ALICE).count(CONFIRMATION) == 1
     assert game.sms.to(BOB).count(replies.opponent_left("alice")) == 1
-    assert _items_holding(game, ALICE) == []
+    assert game.items_holding(ALICE) == []
 
 
 def test_a_death_between_marking_the_confirmation_and_sending_it_never_sends_it_twice(
@@ -206,7 +197,7 @@ def test_a_death_between_marking_the_confirmation_and_sending_it_never_sends_it_
     clock.tick(IN_PROGRESS_SECONDS + 1)
     assert game.processor.process(message) is Result.DUPLICATE
     assert game.sms.to(ALICE)[sent_to_alice:] == [CONFIRMATION]
-    assert _items_holding(game, ALICE) == []
+    assert game.items_holding(ALICE) == []
 
 
 class _Died(BaseException):
@@ -241,7 +232,7 @@ def test_any_rule_that_asks_for_a_confirmation_gets_the_same_flow(
         game.text(ALICE, "please stop texting me")
     assert game.sms.last(ALICE) == CONFIRMATION
     assert game.sms.last(BOB) == replies.opponent_left("alice")
-    assert _items_holding(game, ALICE) == []
+    assert game.items_holding(ALICE) == []
     assert [line["rule"] for line in lines if line["message"] == "audit"] == ["stop-texting-me"]
 
 
@@ -254,4 +245,4 @@ def test_a_full_reply_budget_withholds_the_confirmation_and_sends_no_notice_inst
         game.text(ALICE, "Stop.")
     assert game.sms.to(ALICE)[sent_to_alice:] == []
     assert any(line["message"] == "opt-out confirmation withheld by the reply budget" for line in lines)
-    assert _items_holding(game, ALICE) == []
+    assert game.items_holding(ALICE) == []

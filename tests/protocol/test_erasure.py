@@ -27,15 +27,6 @@ STRANGER = "+15554440004"
 CHALLENGE_EXPIRY = 7 * 24 * 60 * 60
 
 
-def _items_holding(game: Game, phone: str) -> list[dict[str, Any]]:
-    return [
-        item
-        for table in (TABLES.game_state, TABLES.nickname, TABLES.idempotency)
-        for item in game.items(table)
-        if phone in json.dumps(item)
-    ]
-
-
 def test_after_stop_the_number_is_in_no_item_of_any_table(game: Game) -> None:
     game.register((ALICE, "alice"), (BOB, "bob"), (CAROL, "carol"))
     game.text(ALICE, "rock bob")  # alice waits on bob
@@ -43,11 +34,11 @@ def test_after_stop_the_number_is_in_no_item_of_any_table(game: Game) -> None:
     game.text(BOB, "scissors carol")
     game.text(CAROL, "rock bob")  # a game alice has no part in: resolved
     game.text(ALICE, "score")
-    assert _items_holding(game, ALICE), "alice is in the tables before she opts out"
+    assert game.items_holding(ALICE), "alice is in the tables before she opts out"
 
     game.text(ALICE, "STOP")
 
-    assert _items_holding(game, ALICE) == []
+    assert game.items_holding(ALICE) == []
     assert game.player(BOB) is not None
     assert game.player(CAROL) is not None
 
@@ -59,7 +50,7 @@ def test_the_last_opponent_kept_for_again_holds_no_number(game: Game) -> None:
 
     game.text(ALICE, "STOP")
 
-    assert _items_holding(game, ALICE) == []
+    assert game.items_holding(ALICE) == []
     game.text(BOB, "again rock")
     assert game.sms.last(BOB) == replies.last_opponent_gone("alice")
 
@@ -73,7 +64,7 @@ def test_the_leaderboard_keeps_no_number_and_loses_the_quitters_line(game: Game)
 
     game.text(ALICE, "STOP")
 
-    assert _items_holding(game, ALICE) == []
+    assert game.items_holding(ALICE) == []
     assert "alice" not in json.dumps(game.player(LEADERBOARD)), "her line left the board"
     game.text(BOB, "top")
     assert game.sms.last(BOB) == replies.top([])
@@ -94,7 +85,7 @@ def test_a_ranked_player_with_fifty_throws_waiting_on_them_still_opts_out_in_one
 
     game.text(ALICE, "STOP")
 
-    assert _items_holding(game, ALICE) == []
+    assert game.items_holding(ALICE) == []
     told = [phone for phone in throwers if replies.opponent_left("alice") in game.sms.to(phone)]
     assert len(told) > 40
     assert all(game.player(phone)["games"]["M"] == {} for phone in throwers)
@@ -106,7 +97,7 @@ def test_a_player_waiting_in_the_lobby_who_stops_leaves_it(game: Game) -> None:
 
     game.text(ALICE, "STOP")
 
-    assert _items_holding(game, ALICE) == []
+    assert game.items_holding(ALICE) == []
     game.text(BOB, "paper")
     assert game.sms.last(BOB) == replies.lobby_waiting(Move.PAPER), "bob waits: no one to play"
 
@@ -120,7 +111,7 @@ def test_an_expired_challenge_does_not_keep_the_number_in_the_other_record(game:
 
     game.text(ALICE, "stop")
 
-    assert _items_holding(game, ALICE) == []
+    assert game.items_holding(ALICE) == []
 
 
 def test_a_reply_still_waiting_to_be_sent_is_erased_and_never_sent(game: Game) -> None:
@@ -132,7 +123,7 @@ def test_a_reply_still_waiting_to_be_sent_is_erased_and_never_sent(game: Game) -
     assert game.sms.to(ALICE)[-1] == replies.nick_registered("alice")
 
     game.text(ALICE, "STOP")
-    assert _items_holding(game, ALICE) == []
+    assert game.items_holding(ALICE) == []
 
     # Nothing is left to send, so the STOP closes the record as the last delivery would have,
     # without waiting for a redelivery that may never come:
@@ -191,7 +182,7 @@ def test_a_contact_record_the_stop_cannot_update_is_logged_and_the_number_is_era
     finally:
         game.dynamodb.meta.events.unregister("provide-client-params.dynamodb.UpdateItem", refuse_bobs_contact)
 
-    assert _items_holding(game, ALICE) == []
+    assert game.items_holding(ALICE) == []
     assert game.sms.last(BOB) == replies.opponent_left("alice")
     warnings = [line for line in lines if line["message"] == "could not update a contact's pending replies"]
     assert warnings, "the tidy-up that failed is logged"
@@ -214,7 +205,7 @@ def test_a_stop_after_its_own_reply_went_out_erases_it_and_the_others_still_get_
 
     game.processor.process(bob_throw)  # the redelivery still brings alice her challenge, once
     assert game.sms.to(ALICE).count(replies.challenged("bob")) == 1
-    assert _items_holding(game, BOB) == []
+    assert game.items_holding(BOB) == []
     # Its last delivery drops the outbox; what stays names alice alone (a keyed hash), not the
     # erased entry as if it were a recipient.
     done = next(
@@ -255,7 +246,7 @@ def test_a_stranger_who_texts_stop_is_erased_too(game: Game) -> None:
     game.text(STRANGER, "hello?")
     game.text(STRANGER, "help")
     game.text(STRANGER, "stop")
-    assert _items_holding(game, STRANGER) == []
+    assert game.items_holding(STRANGER) == []
 
 
 def test_a_player_the_game_has_not_texted_for_weeks_can_still_opt_out(game: Game) -> None:
@@ -269,7 +260,7 @@ def test_a_player_the_game_has_not_texted_for_weeks_can_still_opt_out(game: Game
 
     game.text(ALICE, "STOP")
 
-    assert _items_holding(game, ALICE) == []
+    assert game.items_holding(ALICE) == []
     assert game.player(BOB)["challenges"]["M"] == {}
 
 
@@ -292,7 +283,7 @@ def test_a_throw_at_a_player_who_opted_out_meanwhile_is_answered_as_unknown(game
     game.text(ALICE, "STOP")
     game.text(BOB, "rock alice")
     assert game.sms.last(BOB) == replies.unknown_player("alice")
-    assert _items_holding(game, ALICE) == []
+    assert game.items_holding(ALICE) == []
 
 
 def test_a_throw_that_dies_after_locking_an_opponent_who_opted_out_meanwhile_leaves_no_row_of_theirs(
@@ -328,4 +319,4 @@ def test_a_throw_that_dies_after_locking_an_opponent_who_opted_out_meanwhile_lea
     clock.tick(IN_PROGRESS_SECONDS + 1)  # SQS redelivers once the dead attempt's claim expires
     assert game.processor.process(message) is Result.PROCESSED
     assert game.sms.last(ALICE) == replies.unknown_player("bob")
-    assert _items_holding(game, BOB) == []
+    assert game.items_holding(BOB) == []

@@ -173,7 +173,9 @@ def test_a_reply_sent_with_its_identity_gets_signed_status_callbacks_at_its_own_
 ) -> None:
     twilio.callbacks.delay_seconds = 0
     twilio.callbacks.fail_deliveries_to(HELLO.to, failure)
-    gateway = TwilioSmsGateway(TWILIO_ACCOUNT, TWILIO_TOKEN, twilio.base_url, status_callback_url=receiver.url)
+    gateway = TwilioSmsGateway(
+        TWILIO_ACCOUNT, TWILIO_TOKEN, twilio.base_url, status_callback_url=receiver.url
+    )
 
     sid = gateway.send(HELLO, ReplyId("SM" + "a" * 32, 2))
     posts = receiver.wait_for(2)
