@@ -4,8 +4,9 @@ Format (idempotency table, key ``messageId``, the inbound SMS id): ``status``, `
 ``in_progress_expiration``, ``TTLEpochTimestamp`` (DynamoDB TTL), and once completed
 ``completed_at``, ``outbox`` (``to``, ``from``, ``body``), ``delivered`` (index -> outcome),
 ``delivery_status`` (index -> Twilio's status, written by delivery_status.py) and
-``outbox_lease = {owner, expires_at}``; once every reply is delivered or refused, the ``outbox``
-(numbers and bodies) is dropped and ``outbox_size`` and ``recipients`` (contact ids) are kept.
+``outbox_lease = {owner, started_at, expires_at}`` (the attempt sending, since when); once every
+reply is delivered or refused, the ``outbox`` (numbers and bodies) is dropped and ``outbox_size``
+and ``recipients`` (contact ids) are kept.
 
 Every outbox that holds a number is indexed on that number's contact record (contacts.py): the
 one coupling between the two records, and what lets an opt-out erase the number from outboxes
@@ -14,7 +15,7 @@ one coupling between the two records, and what lets an opt-out erase the number 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -158,7 +159,7 @@ class MessageRecords:
                     ConditionExpression=OUTBOX_LEASE_FREE,
                     ExpressionAttributeNames={"#status": "status"},
                     ExpressionAttributeValues={
-                        ":lease": lease_value(attempt_id, now + self._lease),
+                        ":lease": lease_value(attempt_id, now + self._lease, now),
                         ":completed": {"S": COMPLETED},
                         ":now": number(now),
                     },
@@ -208,12 +209,18 @@ class MessageRecords:
             )
         written = completed_record(record.key, response["Attributes"])
         if last or (written.outbox and not written.undelivered()):
-            self.finish(written)
+            # Our copy still says where each reply went, though the write may have dropped it.
+            self.finish(written, sent_sids(replace(written, outbox=record.outbox), self._contacts.contact_id))
 
-    def finish(self, record: CompletedRecord) -> None:
+    def finish(self, record: CompletedRecord, sids: Callable[[str], list[str]] | None = None) -> None:
         """For a record with nothing left to send: drop its outbox if it still has one, and take
         it off its recipients' pending replies. Idempotent: a redelivery finishes what a dead
         attempt did not."""
+        # An outbox already dropped no longer says which SID went to whom: its record then gives
+        # every SID of it, and only to a contact that still lists it (the death came between the
+        # drop and this update), not on every duplicate delivery.
+        superset = sids is None and not record.outbox
+        sids = sids or sent_sids(record, self._contacts.contact_id)
         if record.outbox:
             sets, values, _ = self.outbox_dropped(record)
             with translated("drop a sent outbox"):
@@ -230,7 +237,7 @@ class MessageRecords:
                         raise
             record = replace(record, recipients=tuple(self._recipient_contacts(record)))
         for contact in record.recipients:
-            self._contacts.forget_pending(contact, [record.key])
+            self._contacts.forget_pending(contact, [record.key], sids(contact), still_pending=superset)
 
     def outbox_dropped(
         self, record: CompletedRecord, erased: str | None = None
@@ -279,7 +286,7 @@ class MessageRecords:
                     "delivered": {"M": {}},
                     # Filled in by Twilio's status callbacks (delivery_status.py).
                     "delivery_status": {"M": {}},
-                    "outbox_lease": lease_value(claim.attempt_id, now + self._lease),
+                    "outbox_lease": lease_value(claim.attempt_id, now + self._lease, now),
                 },
                 **_still_ours(claim),
             }
@@ -291,8 +298,23 @@ class MessageRecords:
 # -- item formats of a message record ---------------------------------------------------------
 
 
-def lease_value(owner: str, expires_at: float) -> dict[str, Any]:
-    return {"M": {"owner": {"S": owner}, "expires_at": number(expires_at)}}
+def sent_sids(record: CompletedRecord, contact_id: Callable[[str], str]) -> Callable[[str], list[str]]:
+    """The SIDs `record` sent to a contact, by contact id: exactly those while the outbox says
+    where each reply went; once it is dropped, every SID of the record (a superset, never fewer)."""
+    delivered = {index: sid for index, sid in record.delivered.items() if sid.startswith("SM")}
+    if not record.outbox:
+        return lambda _contact: sorted(delivered.values())
+    by_contact: dict[str, list[str]] = {}
+    for index, sid in delivered.items():
+        to = record.outbox[index].to
+        if to and to != ERASED:
+            by_contact.setdefault(to if to.startswith(CONTACT_PREFIX) else contact_id(to), []).append(sid)
+    return lambda contact: by_contact.get(contact, [])
+
+
+def lease_value(owner: str, expires_at: float, started_at: float) -> dict[str, Any]:
+    # `started_at`: when this attempt began sending (processing's look before re-sending).
+    return {"M": {"owner": {"S": owner}, "started_at": number(started_at), "expires_at": number(expires_at)}}
 
 
 def sms_value(sms: OutboundSms) -> dict[str, Any]:
@@ -314,6 +336,12 @@ def completed_record(key: str, item: dict[str, Any]) -> CompletedRecord:
     delivered = {int(index): value["S"] for index, value in item.get("delivered", {}).get("M", {}).items()}
     lease = item.get("outbox_lease", {}).get("M", {})
     recipients = tuple(sorted(item.get("recipients", {}).get("SS", [])))
+    completed_at = item.get("completed_at")
     return CompletedRecord(
-        key, outbox, delivered, float(lease.get("expires_at", {}).get("N", "0")), recipients
+        key,
+        outbox,
+        delivered,
+        float(lease.get("expires_at", {}).get("N", "0")),
+        recipients,
+        float(completed_at["N"]) if completed_at else None,
     )
