@@ -62,7 +62,16 @@ class ReadsKeptChanging(RetryLater):
 
 
 class SmsTemporarilyFailed(RetryLater):
-    """Twilio could not take the SMS now (429, 5xx, network); sending it again may work."""
+    """Twilio could not take the SMS now (429, 5xx, network); sending it again may work.
+
+    `maybe_sent`: the request may have reached Twilio and been accepted before the failure (a
+    5xx, an answer lost to a timeout or a dropped connection), so a second send may be a second
+    SMS; False when Twilio certainly did not take it (it answered 4xx, or no connection was made).
+    """
+
+    def __init__(self, message: str, retry_after: float | None = None, *, maybe_sent: bool = False) -> None:
+        super().__init__(message, retry_after)
+        self.maybe_sent = maybe_sent
 
 
 class SmsPermanentlyRefused(Exception):

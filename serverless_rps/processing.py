@@ -373,8 +373,14 @@ class MessageProcessor:
                 )
                 outcome = f"refused:{refusal.code}"
                 count("RepliesRefused")
-            except (SmsTemporarilyFailed, ConfigurationProblem):
-                if at_most_once:
+            except (SmsTemporarilyFailed, ConfigurationProblem) as failure:
+                if at_most_once and isinstance(failure, SmsTemporarilyFailed) and failure.maybe_sent:
+                    # Twilio may have taken it: it stays withheld, so it is never sent twice.
+                    logger.warning(
+                        "opt-out confirmation may have been sent; it is not sent again",
+                        extra={"to": mask_phone(sms.to)},
+                    )
+                elif at_most_once:
                     # Twilio did not take it: the redelivery may try again (within the five minutes).
                     self._store.restore_number(record.key, index, sms)
                 # Let the redelivery send at once instead of waiting for our lease to expire.

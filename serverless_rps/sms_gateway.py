@@ -17,6 +17,7 @@ from twilio.base.version import Version
 from twilio.http.http_client import TwilioHttpClient
 from twilio.http.response import Response
 from twilio.rest import Client
+from urllib3.exceptions import NewConnectionError
 
 from serverless_rps.exceptions import ConfigurationProblem, SmsPermanentlyRefused, SmsTemporarilyFailed
 from serverless_rps.observability import logger, mask_phone
@@ -185,9 +186,14 @@ class TwilioSmsGateway:
             raise SmsTemporarilyFailed(
                 f"Twilio failed with HTTP {exc.status} code {exc.code}",
                 retry_after=self._http.last_retry_after,
+                # A 4xx (429 included) is Twilio refusing it; a 5xx may follow its accepting it
+                # (Twilio's page for 20500 warns that a retry may send twice).
+                maybe_sent=exc.status >= 500,
             ) from exc
         except (requests.RequestException, TwilioException) as exc:
-            raise SmsTemporarilyFailed(f"Twilio unreachable: {type(exc).__name__}") from exc
+            raise SmsTemporarilyFailed(
+                f"Twilio unreachable: {type(exc).__name__}", maybe_sent=not _never_reached_twilio(exc)
+            ) from exc
         return str(created["sid"])
 
     def sent_to(self, to: str, limit: int) -> list[SentSms]:
@@ -243,6 +249,16 @@ def _error_code(text: str) -> int | None:
     except (ValueError, AttributeError):
         return None
     return code if isinstance(code, int) else None
+
+
+def _never_reached_twilio(exc: Exception) -> bool:
+    """Whether the request certainly never reached Twilio: no connection was made (refused, or
+    timed out while connecting). A read timeout or a dropped connection may follow Twilio's
+    accepting the SMS."""
+    if isinstance(exc, requests.ConnectTimeout):
+        return True
+    reason = getattr(exc.args[0], "reason", None) if exc.args else None
+    return isinstance(exc, requests.ConnectionError) and isinstance(reason, NewConnectionError)
 
 
 def status_callback(base_url: str, reply: ReplyId) -> str:

@@ -89,7 +89,8 @@ def test_the_project_template_declares_what_the_local_stack_needs() -> None:
     assert game_trigger is not None
     assert game_trigger.queue_logical_id == "IncomingQueue"
     assert game_trigger.report_batch_item_failures
-    assert [route.method for route in template.function("WebhookFunction").http_routes] == ["POST"]
+    # Inbound texts, and Twilio's status callbacks for our replies.
+    assert [route.method for route in template.function("WebhookFunction").http_routes] == ["POST", "POST"]
     for function in template.functions.values():
         module = function.handler.rsplit(".", 1)[0].replace(".", "/")
         assert (repository_root() / function.code_uri / f"{module}.py").exists(), function.handler
@@ -119,8 +120,9 @@ def test_the_real_templates_webhook_route_gets_a_secret_segment_made_up_per_loca
     # WebhookPathSecret; locally it is a fresh random value each time the template is loaded.
     real = Path(__file__).resolve().parents[2] / "template.yaml"
     first, second = StackTemplate.load(real), StackTemplate.load(real)
-    [route] = first.function("WebhookFunction").http_routes
+    route, status = first.function("WebhookFunction").http_routes
 
-    assert route.method == "POST"
+    assert route.method == status.method == "POST"
     assert re.fullmatch(r"/sms/[A-Za-z0-9_-]{16,}", route.path), route.path
+    assert status.path == f"{route.path}/status", "status callbacks: the same secret segment"
     assert second.function("WebhookFunction").http_routes[0].path != route.path

@@ -12,6 +12,7 @@ import pytest
 
 from serverless_rps import processing, replies
 from serverless_rps.admin.store_reads import StoreReads
+from serverless_rps.exceptions import SmsTemporarilyFailed
 from serverless_rps.parsing import OptOut
 from serverless_rps.processing import DROPPED_LATE, OPT_OUT_CONFIRMATION_SECONDS, Result
 from serverless_rps.replies import Program
@@ -129,6 +130,24 @@ def test_a_number_twilio_blocked_has_its_refusal_recorded_and_gets_nothing_twice
     record = StoreReads.beside(game.store).read_completed(message.idempotency_key)
     assert record is not None
     assert record.delivered[0] == "refused:21610"
+    assert game.sms.to(BOB).count(replies.opponent_left("alice")) == 1
+    assert game.items_holding(ALICE) == []
+
+
+def test_a_confirmation_twilio_may_have_taken_before_failing_is_never_sent_again(
+    game: Game, clock: Any
+) -> None:
+    _alice_challenged_by_bob(game)
+    # Twilio accepts the confirmation and its answer is lost (a read timeout): it may have gone.
+    game.sms.fail_next(SmsTemporarilyFailed("Twilio's answer was lost", maybe_sent=True))
+    message = game.inbound(ALICE, "Stop.")
+    with pytest.raises(SmsTemporarilyFailed):
+        game.processor.process(message)
+
+    clock.tick(IN_PROGRESS_SECONDS + 1)  # the redelivery, well within the five minutes
+    assert game.processor.process(message) is Result.RESENT
+
+    assert game.sms.to(ALICE).count(CONFIRMATION) == 1, "one confirmation, never two"
     assert game.sms.to(BOB).count(replies.opponent_left("alice")) == 1
     assert game.items_holding(ALICE) == []
 

@@ -59,15 +59,17 @@ def test_throttling_is_transient_and_carries_retry_after(
     with pytest.raises(SmsTemporarilyFailed) as failed:
         gateway.send(HELLO)
     assert failed.value.retry_after == 7
+    assert not failed.value.maybe_sent, "Twilio answered 429: it did not take the SMS"
     assert gateway.send(HELLO).startswith("SM"), "the next send goes through"
 
 
 @pytest.mark.parametrize("status", [500, 503])
 def test_server_errors_are_transient(twilio: LocalTwilioApi, gateway: TwilioSmsGateway, status: int) -> None:
     twilio.fail_next(status=status)
-    with pytest.raises(SmsTemporarilyFailed):
+    with pytest.raises(SmsTemporarilyFailed) as failed:
         gateway.send(HELLO)
     assert twilio.sent_messages() == []
+    assert failed.value.maybe_sent, "a 5xx may follow Twilio's accepting it"
 
 
 def test_an_unreachable_api_is_transient() -> None:
@@ -75,8 +77,18 @@ def test_an_unreachable_api_is_transient() -> None:
         probe.bind(("127.0.0.1", 0))
         closed_port = probe.getsockname()[1]
     gateway = TwilioSmsGateway(TWILIO_ACCOUNT, TWILIO_TOKEN, f"http://127.0.0.1:{closed_port}")
-    with pytest.raises(SmsTemporarilyFailed):
+    with pytest.raises(SmsTemporarilyFailed) as failed:
         gateway.send(HELLO)
+    assert not failed.value.maybe_sent, "no connection was made: Twilio never saw it"
+
+
+def test_an_answer_lost_to_the_client_timeout_may_have_been_sent(twilio: LocalTwilioApi) -> None:
+    gateway = TwilioSmsGateway(TWILIO_ACCOUNT, TWILIO_TOKEN, twilio.base_url)
+    twilio.stall_next(seconds=8, accept=True)  # past the client's 5 s timeout, after accepting it
+    with pytest.raises(SmsTemporarilyFailed) as failed:
+        gateway.send(HELLO)
+    assert failed.value.maybe_sent
+    assert [message["to"] for message in twilio.sent_messages()] == [HELLO.to]
 
 
 def test_wrong_credentials_are_a_configuration_error_retried_not_recorded(twilio: LocalTwilioApi) -> None:
