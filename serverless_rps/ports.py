@@ -72,6 +72,8 @@ class CompletedRecord:
     recipients: tuple[str, ...] = ()  # contact ids of the recipients, once the outbox is dropped
     # When the first attempt began sending (the commit): every earlier send of a reply is later.
     completed_at: float | None = None
+    # Outbox index -> its recipient's contact id, once the outbox is dropped: which SID went where.
+    sent_to: Mapping[int, str] = field(default_factory=dict)
 
     def undelivered(self) -> list[int]:
         return [index for index in range(len(self.outbox)) if index not in self.delivered]

@@ -5,8 +5,8 @@ Format (idempotency table, key ``messageId``, the inbound SMS id): ``status``, `
 ``completed_at``, ``outbox`` (``to``, ``from``, ``body``), ``delivered`` (index -> outcome),
 ``delivery_status`` (index -> Twilio's status, written by delivery_status.py) and
 ``outbox_lease = {owner, started_at, expires_at}`` (the attempt sending, since when); once every
-reply is delivered or refused, the ``outbox`` (numbers and bodies) is dropped and ``outbox_size``
-and ``recipients`` (contact ids) are kept.
+reply is delivered or refused, the ``outbox`` (numbers and bodies) is dropped and ``outbox_size``,
+``recipients`` (contact ids) and ``sent_to`` (index -> contact id) are kept.
 
 Every outbox that holds a number is indexed on that number's contact record (contacts.py): the
 one coupling between the two records, and what lets an opt-out erase the number from outboxes
@@ -216,10 +216,10 @@ class MessageRecords:
         """For a record with nothing left to send: drop its outbox if it still has one, and take
         it off its recipients' pending replies. Idempotent: a redelivery finishes what a dead
         attempt did not."""
-        # An outbox already dropped no longer says which SID went to whom: its record then gives
-        # every SID of it, and only to a contact that still lists it (the death came between the
-        # drop and this update), not on every duplicate delivery.
-        superset = sids is None and not record.outbox
+        # An outbox already dropped (the death came between the drop and this update): its
+        # `sent_to` says which SID went to whom, and only a contact that still lists the record
+        # takes them, not every duplicate delivery.
+        dropped = sids is None and not record.outbox
         sids = sids or sent_sids(record, self._contacts.contact_id)
         if record.outbox:
             sets, values, _ = self.outbox_dropped(record)
@@ -237,32 +237,34 @@ class MessageRecords:
                         raise
             record = replace(record, recipients=tuple(self._recipient_contacts(record)))
         for contact in record.recipients:
-            self._contacts.forget_pending(contact, [record.key], sids(contact), still_pending=superset)
+            self._contacts.forget_pending(contact, [record.key], sids(contact), still_pending=dropped)
 
     def outbox_dropped(
         self, record: CompletedRecord, erased: str | None = None
     ) -> tuple[list[str], dict[str, Any], list[str]]:
-        """What a record keeps of its outbox once it is dropped: its size and the contact ids
-        (keyed hashes) of its recipients, but for an `erased` phone, so that a redelivery can
-        still `finish`. Returns the SET clauses, their values and those contact ids."""
-        contacts = self._recipient_contacts(record)
+        """What a record keeps of its outbox once it is dropped: its size, the contact ids (keyed
+        hashes) of its recipients and which reply went to which (`sent_to`), but for an `erased`
+        phone, so that a redelivery can still `finish` exactly. Returns the SET clauses, their
+        values and those contact ids."""
+        sent_to = self._sent_to(record)
         if erased is not None:
-            contacts = [contact for contact in contacts if contact != self._contacts.contact_id(erased)]
-        sets = ["outbox_size = :size", *(["recipients = :contacts"] if contacts else [])]
+            sent_to = {index: to for index, to in sent_to.items() if to != self._contacts.contact_id(erased)}
+        contacts = sorted(set(sent_to.values()))
+        sets = [
+            "outbox_size = :size",
+            *(["recipients = :contacts", "sent_to = :sent_to"] if contacts else []),
+        ]
         values: dict[str, Any] = {":size": number(len(record.outbox))}
         if contacts:
             values[":contacts"] = {"SS": contacts}
+            values[":sent_to"] = {"M": {str(index): {"S": to} for index, to in sent_to.items()}}
         return sets, values, contacts
 
     def _recipient_contacts(self, record: CompletedRecord) -> list[str]:
-        # A withheld number's entry holds its contact id instead (erasure.py, `withhold_number`).
-        return sorted(
-            {
-                sms.to if sms.to.startswith(CONTACT_PREFIX) else self._contacts.contact_id(sms.to)
-                for sms in record.outbox
-                if sms.to and sms.to != ERASED
-            }
-        )
+        return sorted(set(self._sent_to(record).values()))
+
+    def _sent_to(self, record: CompletedRecord) -> dict[int, str]:
+        return _contacts_of(record.outbox, self._contacts.contact_id)
 
     def _get_item(self, key: str) -> dict[str, Any] | None:
         response = self._dynamodb.get_item(
@@ -299,17 +301,28 @@ class MessageRecords:
 
 
 def sent_sids(record: CompletedRecord, contact_id: Callable[[str], str]) -> Callable[[str], list[str]]:
-    """The SIDs `record` sent to a contact, by contact id: exactly those while the outbox says
-    where each reply went; once it is dropped, every SID of the record (a superset, never fewer)."""
+    """The SIDs `record` sent to a contact, by contact id: exactly, from the outbox while the
+    record has it and from `sent_to` once it is dropped. A record dropped without `sent_to` (an
+    older item) gives every SID of it to every contact: a superset, never fewer."""
     delivered = {index: sid for index, sid in record.delivered.items() if sid.startswith("SM")}
-    if not record.outbox:
+    sent_to = _contacts_of(record.outbox, contact_id) if record.outbox else record.sent_to
+    if not record.outbox and not sent_to:
         return lambda _contact: sorted(delivered.values())
     by_contact: dict[str, list[str]] = {}
     for index, sid in delivered.items():
-        to = record.outbox[index].to
-        if to and to != ERASED:
-            by_contact.setdefault(to if to.startswith(CONTACT_PREFIX) else contact_id(to), []).append(sid)
+        if index in sent_to:
+            by_contact.setdefault(sent_to[index], []).append(sid)
     return lambda contact: by_contact.get(contact, [])
+
+
+def _contacts_of(outbox: Sequence[OutboundSms], contact_id: Callable[[str], str]) -> dict[int, str]:
+    """Outbox index -> its recipient's contact id; an erased entry has none. A withheld number's
+    entry holds its contact id instead (erasure.py, `withhold_number`)."""
+    return {
+        index: sms.to if sms.to.startswith(CONTACT_PREFIX) else contact_id(sms.to)
+        for index, sms in enumerate(outbox)
+        if sms.to and sms.to != ERASED
+    }
 
 
 def lease_value(owner: str, expires_at: float, started_at: float) -> dict[str, Any]:
@@ -337,6 +350,7 @@ def completed_record(key: str, item: dict[str, Any]) -> CompletedRecord:
     lease = item.get("outbox_lease", {}).get("M", {})
     recipients = tuple(sorted(item.get("recipients", {}).get("SS", [])))
     completed_at = item.get("completed_at")
+    sent_to = {int(index): value["S"] for index, value in item.get("sent_to", {}).get("M", {}).items()}
     return CompletedRecord(
         key,
         outbox,
@@ -344,4 +358,5 @@ def completed_record(key: str, item: dict[str, Any]) -> CompletedRecord:
         float(lease.get("expires_at", {}).get("N", "0")),
         recipients,
         float(completed_at["N"]) if completed_at else None,
+        sent_to,
     )

@@ -115,11 +115,18 @@ def _run(
         redelivered = game.processor.process(game.inbound(scenario.sender, scenario.body, MESSAGE_SID))
         if crash_after is None:
             assert redelivered is Result.DUPLICATE
-        return _tables(game), Counter((m.to, m.body) for m in sms.sent[setup_messages:]), calls
+        return _tables(game, sms), Counter((m.to, m.body) for m in sms.sent[setup_messages:]), calls
 
 
-def _tables(game: Game) -> dict[str, Any]:
-    """The tables without what legitimately differs between runs (ids and times)."""
+# What a contact record's `recent_sids` must be once every record is finished, in every run.
+EXACT = "every SID recorded as delivered to the number, once"
+
+
+def _tables(game: Game, sms: FakeSms) -> dict[str, Any]:
+    """The tables without what legitimately differs between runs (ids and times). A contact
+    record's `recent_sids` is judged against what Twilio accepted for its number and some record
+    recorded: a SID missing there would let a later look before re-sending take that SMS as
+    another reply (a lost reply)."""
     volatile = {
         "player_id",
         "opponent_player_id",
@@ -150,15 +157,36 @@ def _tables(game: Game) -> dict[str, Any]:
             return [strip(inner) for inner in value]
         return value
 
-    snapshot = {
-        table: sorted((strip(item) for item in game.items(table)), key=repr)
-        for table in (TABLES.game_state, TABLES.nickname, TABLES.idempotency)
+    recorded = {
+        outcome["S"]
+        for item in game.items(TABLES.idempotency)
+        for outcome in item.get("delivered", {}).get("M", {}).values()
     }
-    for item in snapshot[TABLES.idempotency]:
-        item["delivered"] = sorted(item.get("delivered", {}).get("M", {}))  # which, not the SIDs
-        if "recent_sids" in item:  # a contact record: how many SIDs it keeps, not which
-            item["recent_sids"] = len(item["recent_sids"])
-    return snapshot
+    sent_to: dict[str, set[str]] = {}
+    for accepted in sms.listed:
+        if accepted.sid in recorded:
+            sent_to.setdefault(game.store.contact_id(accepted.to), set()).add(accepted.sid)
+
+    def judged(item: dict[str, Any]) -> dict[str, Any]:
+        snapshot: dict[str, Any] = strip(item)
+        snapshot["delivered"] = sorted(item.get("delivered", {}).get("M", {}))  # which, not the SIDs
+        key = item["messageId"]["S"]
+        if key.startswith("contact#") and "pending_replies" not in item:
+            kept = set(item.get("recent_sids", {}).get("SS", []))
+            should = sent_to.get(key, set())
+            snapshot["recent_sids"] = (
+                EXACT
+                if kept == should
+                else {"missing": sorted(should - kept), "extra": sorted(kept - should)}
+            )
+        return snapshot
+
+    tables = {
+        table: sorted((strip(item) for item in game.items(table)), key=repr)
+        for table in (TABLES.game_state, TABLES.nickname)
+    }
+    tables[TABLES.idempotency] = sorted((judged(item) for item in game.items(TABLES.idempotency)), key=repr)
+    return tables
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda scenario: scenario.name)
@@ -167,6 +195,7 @@ def test_a_crash_after_any_call_changes_nothing_a_player_would_notice(
 ) -> None:
     clean_tables, clean_sms, calls = _run(scenario, None, dynamodb_endpoint)
     assert calls, "the scenario made no external calls"
+    assert all(item.get("recent_sids", EXACT) == EXACT for item in clean_tables[TABLES.idempotency])
 
     for crash_after in range(1, len(calls) + 1):
         tables, sent, _ = _run(scenario, crash_after, dynamodb_endpoint)
