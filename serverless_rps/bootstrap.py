@@ -18,7 +18,7 @@ from serverless_rps.config import GameSettings, LazyClient, contact_key, read_au
 from serverless_rps.game import Limits
 from serverless_rps.game_store import DynamoGameStore, TableNames
 from serverless_rps.message_queue import DeadLetterQueue, IncomingQueue
-from serverless_rps.ports import SmsSender
+from serverless_rps.ports import SentSmsLog, SmsSender
 from serverless_rps.processing import MessageProcessor
 from serverless_rps.reply_budget import BudgetPolicy
 from serverless_rps.sms_gateway import TwilioSmsGateway
@@ -55,7 +55,10 @@ def build_store(dynamodb: Any, settings: GameSettings, key: bytes) -> DynamoGame
     )
 
 
-def build_processor(store: DynamoGameStore, sender: SmsSender, settings: GameSettings) -> MessageProcessor:
+def build_processor(
+    store: DynamoGameStore, sender: SmsSender, settings: GameSettings, sent_log: SentSmsLog | None = None
+) -> MessageProcessor:
+    """`sent_log` (Twilio's Messages list) lets a redelivery look before re-sending a reply."""
     return MessageProcessor(
         store,
         sender,
@@ -63,6 +66,7 @@ def build_processor(store: DynamoGameStore, sender: SmsSender, settings: GameSet
         lock_wait_seconds=settings.lock_wait_seconds,
         budget=BudgetPolicy(settings.reply_budget_burst, settings.reply_budget_per_hour),
         program=settings.program,
+        sent_log=sent_log,
     )
 
 
@@ -81,7 +85,7 @@ def build_engine(settings: GameSettings, session: boto3.session.Session) -> Engi
         messaging_service_sid=settings.messaging_service_sid,
         status_callback_url=settings.status_callback_url,
     )
-    return Engine(store, build_processor(store, sender, settings))
+    return Engine(store, build_processor(store, sender, settings, sent_log=sender))
 
 
 def build_queues(settings: GameSettings, session: boto3.session.Session) -> Queues:

@@ -19,8 +19,11 @@ __all__ = [
     "CompletedRecord",
     "GameStore",
     "LockedPlayer",
+    "OtherSends",
     "OutboundSms",
     "ReplyId",
+    "SentSms",
+    "SentSmsLog",
     "SmsSender",
 ]
 
@@ -67,6 +70,10 @@ class CompletedRecord:
     delivered: Mapping[int, str] = field(default_factory=dict)
     lease_expires_at: float = 0.0
     recipients: tuple[str, ...] = ()  # contact ids of the recipients, once the outbox is dropped
+    # When the first attempt began sending (the commit): every earlier send of a reply is later.
+    completed_at: float | None = None
+    # Outbox index -> its recipient's contact id, once the outbox is dropped: which SID went where.
+    sent_to: Mapping[int, str] = field(default_factory=dict)
 
     def undelivered(self) -> list[int]:
         return [index for index in range(len(self.outbox)) if index not in self.delivered]
@@ -158,6 +165,9 @@ class GameStore(Protocol):
         """For a record with nothing left to send: drop its outbox if it still has one, and take
         it off its recipients' pending replies (idempotent)."""
 
+    def others_sending_to(self, phone: str, key: str) -> OtherSends | None:
+        """What every record but `key` sent to `phone`; None if that cannot be known now."""
+
     def erase_pending_replies(self, phone: str) -> None:
         """Remove the number from every outbox still waiting to send to it (marked erased, never
         sent), for an opt-out. The caller holds the phone's lock."""
@@ -168,4 +178,35 @@ class SmsSender(Protocol):
         """Send and return Twilio's message SID. `reply` names the reply, for status callbacks.
 
         Raises SmsPermanentlyRefused (never retry) or SmsTemporarilyFailed (retry later).
+        """
+
+
+@dataclass(frozen=True)
+class OtherSends:
+    """What the other records sent to one number, read after Twilio's list of messages to it:
+    the SIDs they recorded (pending or finished) and the bodies of their replies to it that are
+    not recorded yet and so may be in the list under a SID nobody holds."""
+
+    sids: frozenset[str]
+    unrecorded_bodies: frozenset[str]
+
+
+@dataclass(frozen=True)
+class SentSms:
+    """One message in Twilio's Messages list, as far as finding a reply again needs it."""
+
+    sid: str
+    to: str
+    from_: str | None
+    body: str
+    direction: str
+    created_at: float  # Twilio's `date_created`, epoch seconds (whole seconds: RFC 2822)
+    messaging_service_sid: str | None = None  # sent through a Messaging Service: it chose `from_`
+
+
+class SentSmsLog(Protocol):
+    def sent_to(self, to: str, limit: int) -> list[SentSms]:
+        """Twilio's latest messages to `to`, newest first, at most `limit` (one request).
+
+        Raises SmsTemporarilyFailed (the list cannot be read now) or ConfigurationProblem.
         """

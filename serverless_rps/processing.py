@@ -13,6 +13,8 @@
    releases), nicknames, contact records, and the idempotency record turning completed with the
    replies (outbox).
 5. **Send** the replies, recording each one as it is accepted; the last record drops the outbox.
+   An attempt that takes an outbox over first looks for each reply in Twilio's Messages list
+   (`reconciliation`): an earlier attempt may have sent it and died before recording it.
 
 An opt-out (STOP) also locks every player whose record mentions the phone and rewrites them
 without it, and erases the number from outboxes still waiting to send to it.
@@ -55,8 +57,10 @@ from serverless_rps.ports import (
     LockedPlayer,
     OutboundSms,
     ReplyId,
+    SentSmsLog,
     SmsSender,
 )
+from serverless_rps.reconciliation import Lookup
 from serverless_rps.reply_budget import BudgetPolicy, apply_budget
 
 __all__ = ["OPT_OUT_CONFIRMATION_SECONDS", "InboundSms", "MessageProcessor", "Result"]
@@ -124,9 +128,12 @@ class MessageProcessor:
         sleep: Callable[[float], None] = lambda seconds: time.sleep(seconds),
         new_id: Callable[[], str] = lambda: uuid.uuid4().hex,
         jitter: Callable[[], float] = _ENTROPY.random,
+        sent_log: SentSmsLog | None = None,
     ) -> None:
         self._store = store
         self._sender = sender
+        # Twilio's Messages list, read before re-sending what an earlier attempt may have sent.
+        self._sent_log = sent_log
         self._limits = limits
         self._budget = budget
         self._program = program
@@ -321,10 +328,18 @@ class MessageProcessor:
             "completed earlier; sending the replies it did not send",
             extra={"missing": len(record.undelivered())},
         )
-        self._deliver(record, attempt_id, enqueued_at)
+        # An earlier attempt held this outbox: it may have sent a reply and died before recording it.
+        look = Lookup(self._sent_log, self._store, record) if self._sent_log is not None else None
+        self._deliver(record, attempt_id, enqueued_at, look)
         return Result.RESENT
 
-    def _deliver(self, record: CompletedRecord, attempt_id: str, enqueued_at: float | None = None) -> None:
+    def _deliver(
+        self,
+        record: CompletedRecord,
+        attempt_id: str,
+        enqueued_at: float | None = None,
+        look: Lookup | None = None,
+    ) -> None:
         for index in record.undelivered():
             if self._clock() >= record.lease_expires_at:
                 # Frozen past our lease (a live invocation never is): another attempt may be
@@ -348,7 +363,9 @@ class MessageProcessor:
             if at_most_once and not self._store.withhold_number(record.key, index, sms.to, SENDING):
                 continue
             try:
-                outcome = self._sender.send(sms, ReplyId(record.key, index))
+                # Look before re-sending (not for a confirmation: its fate was recorded before it left).
+                found = look.already_sent(index) if look is not None and not at_most_once else None
+                outcome = found or self._sender.send(sms, ReplyId(record.key, index))
             except SmsPermanentlyRefused as refusal:
                 # Recorded, never retried: Twilio will refuse it again (e.g. the player texted STOP).
                 logger.warning(
@@ -372,11 +389,15 @@ class MessageProcessor:
                 )
                 raise
             else:
-                count("RepliesSent")
-                if enqueued_at is not None:
-                    # SMS received (the webhook enqueued it) -> reply accepted by Twilio.
-                    milliseconds("ReplyDelay", (self._clock() - enqueued_at) * 1000)
-            # The one window for a duplicate SMS: Twilio has accepted it and we die before this write.
+                if found:
+                    logger.info("an earlier attempt had sent this reply: recorded, not sent again")
+                    count("RepliesFoundSent")
+                else:
+                    count("RepliesSent")
+                    if enqueued_at is not None:
+                        # SMS received (the webhook enqueued it) -> reply accepted by Twilio.
+                        milliseconds("ReplyDelay", (self._clock() - enqueued_at) * 1000)
+            # Twilio has it: a death before this write leaves it for the next attempt's look.
             self._store.record_delivery(record, index, outcome)
 
     @staticmethod

@@ -6,6 +6,7 @@ Named for its role: a module called `twilio.py` would shadow the SDK.
 from __future__ import annotations
 
 import enum
+import json
 from typing import Any
 from urllib.parse import urlencode
 
@@ -20,7 +21,7 @@ from urllib3.exceptions import NewConnectionError
 
 from serverless_rps.exceptions import ConfigurationProblem, SmsPermanentlyRefused, SmsTemporarilyFailed
 from serverless_rps.observability import logger, mask_phone
-from serverless_rps.ports import OutboundSms, ReplyId
+from serverless_rps.ports import OutboundSms, ReplyId, SentSms
 
 __all__ = [
     "REFUSED_FOR_GOOD",
@@ -148,6 +149,7 @@ class TwilioSmsGateway:
         self._messages = f"/Accounts/{account_sid}/Messages.json"
         self._messaging_service_sid = messaging_service_sid
         self._status_callback_url = status_callback_url
+        self._account_sid = account_sid
 
     def _sender(self, message: OutboundSms) -> dict[str, str]:
         """Exactly one sender: the Messaging Service, which picks a number of its pool (sticky
@@ -193,6 +195,60 @@ class TwilioSmsGateway:
                 f"Twilio unreachable: {type(exc).__name__}", maybe_sent=not _never_reached_twilio(exc)
             ) from exc
         return str(created["sid"])
+
+    def sent_to(self, to: str, limit: int) -> list[SentSms]:
+        """Twilio's latest messages to `to`, newest first: one GET of the Messages list with
+        `To` and `PageSize=limit` (`client.messages.list(to=..., limit=...)`). Read only to look for
+        a reply an earlier attempt may have sent (processing), never on the normal path; so the
+        Messages resource's module, and the 40 others its package imports, load only then.
+
+        A throttled (20429) or failed list raises SmsTemporarilyFailed with Twilio's Retry-After,
+        like a failed send; a refused account raises ConfigurationProblem."""
+        from twilio.rest.api.v2010.account.message import MessageList
+
+        try:
+            found = MessageList(self._api, self._account_sid).list(to=to, limit=limit)
+        except TwilioRestException as exc:
+            raise self._list_failure(exc.code, exc.status) from exc
+        except TwilioException as exc:
+            # A page that is not a 200 comes back as a bare TwilioException carrying the response.
+            response = exc.args[1] if len(exc.args) > 1 and isinstance(exc.args[1], Response) else None
+            if response is None:
+                raise SmsTemporarilyFailed(f"Twilio's Messages list failed: {exc}") from exc
+            raise self._list_failure(_error_code(response.text), response.status_code) from exc
+        except requests.RequestException as exc:
+            raise SmsTemporarilyFailed(f"Twilio unreachable: {type(exc).__name__}") from exc
+        return [
+            SentSms(
+                sid=str(message.sid),
+                to=str(message.to),
+                from_=message.from_,
+                body=message.body or "",
+                direction=str(message.direction),
+                created_at=message.date_created.timestamp() if message.date_created else 0.0,
+                messaging_service_sid=message.messaging_service_sid,
+            )
+            for message in found
+        ]
+
+    def _list_failure(self, code: int | None, status: int) -> Exception:
+        if classify(code, status) is TwilioFailure.CONFIGURATION:
+            return ConfigurationProblem(
+                f"Twilio refused to list our messages: HTTP {status} code {code}", retry_after=60
+            )
+        # Any other code (20429 throttled, 5xx) is for now: the redelivery looks again.
+        return SmsTemporarilyFailed(
+            f"Twilio's Messages list failed with HTTP {status} code {code}",
+            retry_after=self._http.last_retry_after,
+        )
+
+
+def _error_code(text: str) -> int | None:
+    try:
+        code = json.loads(text).get("code")
+    except (ValueError, AttributeError):
+        return None
+    return code if isinstance(code, int) else None
 
 
 def _never_reached_twilio(exc: Exception) -> bool:

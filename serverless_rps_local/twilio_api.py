@@ -1,9 +1,15 @@
 """A local stand-in for Twilio's Messages API, so the game can send SMS without a Twilio account.
 
-It answers the one call the game makes, `POST /2010-04-01/Accounts/{AccountSid}/Messages.json`,
-the way Twilio does: HTTP Basic auth with the account SID and auth token, form fields `To`, `Body`
-and either `From` or `MessagingServiceSid`, a `201` with the message resource, or a Twilio-shaped
-error such as `{"code": 21610, "message": ..., "more_info": ..., "status": 400}`.
+It answers the two calls the game makes, the way Twilio does, with HTTP Basic auth (the account
+SID and auth token):
+
+* `POST /2010-04-01/Accounts/{AccountSid}/Messages.json`: form fields `To`, `Body` and either
+  `From` or `MessagingServiceSid`, a `201` with the message resource, or a Twilio-shaped error such as
+  `{"code": 21610, "message": ..., "more_info": ..., "status": 400}`;
+* `GET` of the same URL, the Messages list: newest first, filtered by `To`, `From` and `DateSent`
+  (`DateSent`, `DateSent<`, `DateSent>`: whole GMT dates, as Twilio documents them), in pages of
+  `PageSize` (default 50, at most 1000) linked by `next_page_uri` with a `PageToken`, so that
+  twilio-python's `client.messages.list(to=..., limit=...)` reads it unchanged.
 
 What it imitates beyond the happy path:
 
@@ -18,6 +24,7 @@ What it imitates beyond the happy path:
   with `callbacks.fail_deliveries_to(phone, 30007)` gets `undelivered` with that ErrorCode. The
   message's `status` and `error_code` follow.
 * **Faults on demand**: `fail_next()` answers the next sends with 429 (with `Retry-After`), 500, 503...;
+  `fail_next_lists()` does the same for the next list requests;
   `stall_next()` holds the response back long enough for a client timeout, optionally after
   accepting the message (the one window in which a reply may be sent twice).
 
@@ -34,8 +41,10 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from email.utils import formatdate
+from datetime import UTC
+from email.utils import formatdate, parsedate_to_datetime
 from typing import Any, Self
+from urllib.parse import urlencode
 
 from werkzeug.datastructures import Authorization
 from werkzeug.exceptions import HTTPException, NotFound
@@ -144,6 +153,7 @@ class LocalTwilioApi:
         self._attempts: list[dict[str, Any]] = []
         self._opted_out: set[str] = set()
         self._faults: list[_Fault] = []
+        self._list_faults: list[_Fault] = []
         self._listeners: list[Callable[[dict[str, Any]], None]] = []
         self._refusal_listeners: list[Callable[[dict[str, Any]], None]] = []
         self._status_listeners: list[Callable[[dict[str, Any]], None]] = []
@@ -155,6 +165,11 @@ class LocalTwilioApi:
                     f"/{API_VERSION}/Accounts/<account_sid>/Messages.json",
                     methods=["POST"],
                     endpoint="create",
+                ),
+                Rule(
+                    f"/{API_VERSION}/Accounts/<account_sid>/Messages.json",
+                    methods=["GET"],
+                    endpoint="list",
                 ),
                 Rule("/_local/messages", methods=["GET"], endpoint="list_sent"),
                 Rule("/_local/attempts", methods=["GET"], endpoint="list_attempts"),
@@ -285,6 +300,16 @@ class LocalTwilioApi:
         with self._condition:
             self._faults.extend([fault] * count)
 
+    def fail_next_lists(
+        self, count: int = 1, status: int = 429, code: int | None = None, retry_after: float | None = None
+    ) -> None:
+        """Refuse the next `count` Messages list requests with `status` (429: 20429, throttled)."""
+        fault = _Fault(
+            status=status, code=code or _DEFAULT_FAULT_CODES.get(status, status), retry_after=retry_after
+        )
+        with self._condition:
+            self._list_faults.extend([fault] * count)
+
     def stall_next(self, count: int = 1, seconds: float = 30.0, accept: bool = False) -> None:
         """Hold the next `count` responses back `seconds` (the client times out); `accept` records the
         message first, as Twilio may have before a connection drops."""
@@ -306,6 +331,7 @@ class LocalTwilioApi:
             self._opted_out.clear()
             self._faults.clear()
             self._sticky_senders.clear()
+            self._list_faults.clear()
 
     # -- state between runs ------------------------------------------------------------------------
 
@@ -377,6 +403,62 @@ class LocalTwilioApi:
                 recipients = sum(1 for known, _ in self._sticky_senders if known == service)
                 sender = self._sticky_senders[service, to] = pool[recipients % len(pool)]
             return sender
+
+    def _http_list(self, request: Request, account_sid: str) -> Response:
+        self._authenticate(request.authorization, account_sid)
+        with self._condition:
+            fault = self._list_faults.pop(0) if self._list_faults else None
+            newest_first = [dict(message) for message in reversed(self._sent)]
+        if fault is not None:
+            headers = {"Retry-After": f"{fault.retry_after:g}"} if fault.retry_after is not None else {}
+            raise _TwilioError(fault.status, fault.code, f"Injected failure {fault.status}", headers)
+        arguments = request.args
+        page_size = arguments.get("PageSize", default=50, type=int) or 50
+        if not 1 <= page_size <= 1000:
+            raise _TwilioError(400, 20001, "PageSize must be between 1 and 1000")
+        matching = [
+            _listed(message)
+            for message in newest_first
+            if arguments.get("To") in (None, message["to"])
+            and arguments.get("From") in (None, message["from"])
+            and _sent_on(message, arguments)
+        ]
+        token = arguments.get("PageToken")
+        start = 0
+        if token:
+            # Twilio's PageToken points past the last message of the page before ("PA" + its SID).
+            start = next((n + 1 for n, m in enumerate(matching) if "PA" + m["sid"] == token), len(matching))
+        page = matching[start : start + page_size]
+        number = arguments.get("Page", default=0, type=int)
+        uri = f"/{API_VERSION}/Accounts/{account_sid}/Messages.json"
+        query = {
+            name: arguments[name]
+            for name in ("To", "From", "DateSent", "DateSent<", "DateSent>")
+            if name in arguments
+        }
+
+        def page_uri(page_number: int, page_token: str | None = None) -> str:
+            more = {"PageSize": str(page_size), "Page": str(page_number)}
+            if page_token:
+                more["PageToken"] = page_token
+            return f"{uri}?{urlencode({**query, **more})}"
+
+        more_after = start + page_size < len(matching)
+        return _json(
+            {
+                "messages": page,
+                "uri": page_uri(number, token),
+                "first_page_uri": page_uri(0),
+                "next_page_uri": page_uri(number + 1, "PA" + page[-1]["sid"])
+                if more_after and page
+                else None,
+                "previous_page_uri": None,
+                "page": number,
+                "page_size": page_size,
+                "start": start,
+                "end": start + max(len(page) - 1, 0),
+            }
+        )
 
     def _authenticate(self, authorization: Authorization | None, account_sid: str) -> None:
         valid = (
@@ -514,6 +596,24 @@ class LocalTwilioApi:
     def _http_clear(self, request: Request) -> Response:
         self.clear()
         return _json({"ok": True})
+
+
+def _listed(message: dict[str, Any]) -> dict[str, Any]:
+    """A message as the list shows it: Twilio's resource, without our own bookkeeping."""
+    return {name: value for name, value in message.items() if name != "index"}
+
+
+def _sent_on(message: dict[str, Any], arguments: Any) -> bool:
+    """Twilio's `DateSent` filters compare whole GMT dates (a time of day is ignored). A message
+    not sent yet has no `date_sent`: it is compared by `date_created` here (Twilio does not say)."""
+    stamp = message.get("date_sent") or message["date_created"]
+    day = parsedate_to_datetime(stamp).astimezone(UTC).date().isoformat()
+    bounds = {"DateSent": day.__eq__, "DateSent<": day.__le__, "DateSent>": day.__ge__}
+    for name, compare in bounds.items():
+        value = arguments.get(name)
+        if value is not None and not compare(value.strip()[:10]):
+            return False
+    return True
 
 
 def _json(payload: object, status: int = 200) -> Response:

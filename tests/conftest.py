@@ -17,6 +17,7 @@ import logging
 import os
 import re
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -36,7 +37,7 @@ from serverless_rps.game import Limits
 from serverless_rps.game_store import DynamoGameStore
 from serverless_rps.observability import logger
 from serverless_rps.parsing import nickname_skeleton
-from serverless_rps.ports import OutboundSms, ReplyId
+from serverless_rps.ports import OutboundSms, ReplyId, SentSms
 from serverless_rps.processing import InboundSms, MessageProcessor, Result
 from serverless_rps.reply_budget import BudgetPolicy
 from serverless_rps_local.dynamodb_local import DynamoDbEngine, DynamoDbLocal, selected_engine
@@ -197,6 +198,10 @@ class FakeSms:
     failures: list[Exception | None] = field(default_factory=list)
     # Which reply each accepted send was, and the SID it got: what Twilio's status callbacks name.
     accepted: list[tuple[ReplyId | None, str]] = field(default_factory=list)
+    listed: list[SentSms] = field(default_factory=list)
+    list_failures: list[Exception] = field(default_factory=list)
+    list_lags: bool = False  # the list does not show the latest sends yet
+    lists_read: int = 0
     _sids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
 
     def send(self, message: OutboundSms, reply: ReplyId | None = None) -> str:
@@ -209,7 +214,16 @@ class FakeSms:
         self.sent.append(message)
         sid = f"SM{next(self._sids):032x}"
         self.accepted.append((reply, sid))
+        self.listed.append(SentSms(sid, message.to, message.from_, message.body, "outbound-api", time.time()))
         return sid
+
+    def sent_to(self, to: str, limit: int) -> list[SentSms]:
+        self.lists_read += 1
+        if self.list_failures:
+            raise self.list_failures.pop(0)
+        if self.list_lags:
+            return []
+        return [sms for sms in reversed(self.listed) if sms.to == to][:limit]
 
     def fail_next(self, *errors: Exception | None) -> None:
         """Plan the next sends' fates in order: an exception to raise, or None to succeed."""
@@ -305,6 +319,7 @@ class Game:
             lock_wait_seconds=0.2,
             sleep=lambda _: None,
             budget=budget or BudgetPolicy(),
+            sent_log=sms,
         )
         self._sids = itertools.count(1)
         self._sid_prefix = sid_prefix  # drivers sharing tables need distinct SMS ids

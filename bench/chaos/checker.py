@@ -195,9 +195,21 @@ def _check_deliveries_and_duplicates(record: SoakRecord, verdict: Verdict) -> No
                     verdict.violations.append(
                         f"reply {index} of {key} is recorded as {outcome}, not an accepted SMS"
                     )
+                if outcome in recorded:
+                    # Looking before re-sending took another reply's SMS for this one: one of the
+                    # two was never sent.
+                    verdict.violations.append(
+                        f"reply {index} of {key} and reply {recorded[outcome][1]} of {recorded[outcome][0]} "
+                        f"are both recorded as {outcome}: one of them was never sent"
+                    )
                 recorded[outcome] = (key, index)
 
     sent_events = {event["sid"]: event for event in record.worker_events if event["e"] == "sent"}
+    # When each attempt read Twilio's Messages list to a recipient, before re-sending (by pid, key, to).
+    looks: dict[tuple[int, str, str], list[float]] = defaultdict(list)
+    for event in record.worker_events:
+        if event["e"] == "looked":
+            looks[(event["pid"], event["key"], event["to"])].append(event["started"])
     recorded_at: dict[str, float] = {}
     decisions: dict[tuple[int, str], list[float]] = defaultdict(list)
     for event in record.worker_events:
@@ -230,7 +242,14 @@ def _check_deliveries_and_duplicates(record: SoakRecord, verdict: Verdict) -> No
         if sent is not None:
             times = [t for t in decisions.get((sent["pid"], entry[0]), []) if t <= sent["t"]]
             decided = max(times) if times else None
-        sends[entry].append({**sms, "decided": decided, "recorded_at": recorded_at.get(sms["sid"], math.inf)})
+        sends[entry].append(
+            {
+                **sms,
+                "decided": decided,
+                "pid": sent["pid"] if sent is not None else None,
+                "recorded_at": recorded_at.get(sms["sid"], math.inf),
+            }
+        )
 
     explanations: Counter[str] = Counter()
     for entry, entry_sends in sends.items():
@@ -238,7 +257,13 @@ def _check_deliveries_and_duplicates(record: SoakRecord, verdict: Verdict) -> No
         for earlier, later in itertools.pairwise(entry_sends):
             # A second send is allowed only if, when its sender decided to send, the earlier send
             # was still inside the window: accepted by Twilio but not yet recorded.
-            if later["decided"] is None:
+            # Whether the second sender read Twilio's list before its send, and when it last did.
+            looked = [t for t in looks.get((later["pid"], entry[0], later["to"]), []) if t <= later["at"]]
+            if looked and earlier["at"] > max(looked):
+                explanations["the earlier send reached Twilio after the resender read the Messages list"] += 1
+            elif looked:
+                explanations["the Messages list showed the earlier send; the resender did not match it"] += 1
+            elif later["decided"] is None:
                 explanations[
                     "Twilio accepted it; the worker never got the answer (killed, or response stalled)"
                 ] += 1

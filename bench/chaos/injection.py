@@ -249,6 +249,7 @@ def _after_call(
             )
             for item in params.get("TransactItems", [])
             for kind in item
+            # Fenced on a lease: a contact record's `opted_in_at = :now` is no fence.
             if "user_locked" in item[kind].get("ConditionExpression", "")
         ]
         log(
@@ -316,6 +317,20 @@ def _arm_sms_gateway(module: ModuleType) -> None:
         return str(sid)
 
     gateway.send = send
+    original_sent_to = gateway.sent_to
+
+    def sent_to(self: Any, to: str, limit: int) -> Any:
+        # A redelivery looking for replies an earlier attempt may have sent (Twilio's Messages list).
+        started = time.monotonic()
+        try:
+            listed = original_sent_to(self, to, limit)
+        except Exception as exc:
+            log("look-failed", key=_state["key"], to=to, error=type(exc).__name__, started=started)
+            raise
+        log("looked", key=_state["key"], to=to, started=started, sids=[sms.sid for sms in listed])
+        return listed
+
+    gateway.sent_to = sent_to
 
 
 # -- moto's server -----------------------------------------------------------------------------------

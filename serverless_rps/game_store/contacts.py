@@ -2,12 +2,15 @@
 
 Format (idempotency table, ``messageId = contact#<keyed hash of the number>``): ``reply_budget``
 (for a phone with no player record), ``opted_in_at`` (when a phone with no player record was sent
-the opt-in confirmation; an opt-out removes it), ``pending_replies`` (the keys of records whose outbox still
-holds a reply to the number) and ``TTLEpochTimestamp``. The number itself is never stored there.
+the opt-in confirmation; an opt-out removes it), ``pending_replies`` (the keys of records whose
+outbox still holds a reply to the number), ``recent_sids`` (the SIDs that records no longer
+pending sent to it) and ``TTLEpochTimestamp``. The number itself is never stored there, nor a body.
 
 Every commit that puts a reply to a number in an outbox adds the record's key to that number's
-pending replies, in the same transaction; the last delivery takes it out. So an opt-out finds every
-outbox that may still hold the number (erasure.NumberErasure.erase_pending_replies).
+pending replies, in the same transaction; the last delivery takes it out and, in the same update,
+adds the SIDs it sent to ``recent_sids``. So an opt-out finds every outbox that may still hold the
+number (erasure.NumberErasure.erase_pending_replies), and a look before re-sending knows every
+SID another record sent it (reconciliation.py).
 """
 
 from __future__ import annotations
@@ -117,16 +120,46 @@ class ContactRecords:
             )
         return sorted(response.get("Item", {}).get("pending_replies", {}).get("SS", []))
 
-    def forget_pending(self, contact: str, keys: Sequence[str]) -> None:
-        """Drop records from a contact's pending replies. Best effort: a key left behind names a
-        record with nothing left to erase, and goes with the contact record's expiry."""
+    def replies_to(self, phone: str) -> tuple[list[str], set[str]]:
+        """The number's pending replies and the SIDs its finished records sent it (`recent_sids`):
+        together, every record that may have sent to it (reconciliation.py)."""
+        with translated("read a contact"):
+            response = self._dynamodb.get_item(
+                TableName=self._tables.idempotency,
+                Key={"messageId": {"S": self.contact_id(phone)}},
+                ProjectionExpression="pending_replies, recent_sids",
+                ConsistentRead=True,
+            )
+        item = response.get("Item", {})
+        return sorted(item.get("pending_replies", {}).get("SS", [])), set(
+            item.get("recent_sids", {}).get("SS", [])
+        )
+
+    def forget_pending(
+        self, contact: str, keys: Sequence[str], sids: Sequence[str] = (), *, still_pending: bool = False
+    ) -> None:
+        """Drop records from a contact's pending replies, and in the same update keep the SIDs
+        they sent to it (`recent_sids`, which expires with the contact record): what a look
+        before re-sending excludes (reconciliation.py). Best effort: a key left behind names a
+        record with nothing left to erase, whose delivered SIDs are read instead; it goes with
+        the contact record's expiry. `still_pending` (one key): only if the contact still lists it."""
+        values: dict[str, Any] = {":keys": {"SS": list(keys)}}
+        expression = "DELETE pending_replies :keys"
+        condition = "attribute_exists(messageId)"
+        if sids:
+            expression += " ADD recent_sids :sids"
+            values[":sids"] = {"SS": sorted(set(sids))}
+        if still_pending:
+            # Only while the record is still listed: else its SIDs were kept when it was taken out.
+            condition = "contains(pending_replies, :key)"
+            values[":key"] = {"S": keys[0]}
         try:
             self._dynamodb.update_item(
                 TableName=self._tables.idempotency,
                 Key={"messageId": {"S": contact}},
-                UpdateExpression="DELETE pending_replies :keys",
-                ConditionExpression="attribute_exists(messageId)",
-                ExpressionAttributeValues={":keys": {"SS": list(keys)}},
+                UpdateExpression=expression,
+                ConditionExpression=condition,
+                ExpressionAttributeValues=values,
             )
         except ClientError as exc:
             if not is_condition_failure(exc):

@@ -22,9 +22,16 @@ from botocore.exceptions import ClientError
 from serverless_rps.game_store.contacts import ContactRecords
 from serverless_rps.game_store.errors import is_condition_failure, translated
 from serverless_rps.game_store.items import BATCH_GET_LIMIT
-from serverless_rps.game_store.messages import ERASED, SENDING, MessageRecords, completed_record, sms_value
+from serverless_rps.game_store.messages import (
+    ERASED,
+    SENDING,
+    MessageRecords,
+    completed_record,
+    sent_sids,
+    sms_value,
+)
 from serverless_rps.game_store.tables import TableNames
-from serverless_rps.ports import OutboundSms
+from serverless_rps.ports import OtherSends, OutboundSms
 
 __all__ = ["NumberErasure"]
 
@@ -94,11 +101,40 @@ class NumberErasure:
         # send to the number: the carrier refuses it (the phone opted out), and that refusal is
         # what gets recorded.
         keys = self._contacts.pending_replies(phone)
+        contact = self._contacts.contact_id(phone)
+        sids: list[str] = []
         for start in range(0, len(keys), BATCH_GET_LIMIT):
             for item in self._get_records(keys[start : start + BATCH_GET_LIMIT]):
+                record = completed_record(item["messageId"]["S"], item)
+                sids += sent_sids(record, self._contacts.contact_id)(contact)
                 self._erase_from_outbox(item, phone)
         if keys:
-            self._contacts.forget_pending(self._contacts.contact_id(phone), keys)
+            # What these records sent the number stays known to a look before re-sending.
+            self._contacts.forget_pending(contact, keys, sids)
+
+    def others_sending_to(self, phone: str, key: str) -> OtherSends | None:
+        """What every record but `key` sent to `phone` (reconciliation.py): the SIDs they
+        recorded, and the bodies of their replies to it not recorded yet (maybe sent). None when
+        a pending record cannot be read: nothing then proves a message is not another's."""
+        keys, recent = self._contacts.replies_to(phone)
+        contact = self._contacts.contact_id(phone)  # a withheld number's entry holds this instead
+        others = [other for other in keys if other != key]
+        sids = set(recent)
+        unrecorded: set[str] = set()
+        found = 0
+        for start in range(0, len(others), BATCH_GET_LIMIT):
+            for item in self._get_records(others[start : start + BATCH_GET_LIMIT]):
+                found += 1
+                record = completed_record(item["messageId"]["S"], item)
+                sids.update(record.delivered.values())
+                unrecorded.update(
+                    sms.body
+                    for index, sms in enumerate(record.outbox)
+                    if sms.to in (phone, contact) and record.delivered.get(index) in (None, SENDING)
+                )
+        if found < len(others):
+            return None
+        return OtherSends(frozenset(sids), frozenset(unrecorded))
 
     def _get_records(self, keys: Sequence[str]) -> list[dict[str, Any]]:
         found: list[dict[str, Any]] = []
@@ -154,5 +190,6 @@ class NumberErasure:
                 return
         if drop:
             # What the last delivery would have done next (`finish`), for the other recipients.
+            sids = sent_sids(record, self._contacts.contact_id)
             for contact in others:
-                self._contacts.forget_pending(contact, [record.key])
+                self._contacts.forget_pending(contact, [record.key], sids(contact))

@@ -4,8 +4,9 @@ Format (idempotency table, key ``messageId``, the inbound SMS id): ``status``, `
 ``in_progress_expiration``, ``TTLEpochTimestamp`` (DynamoDB TTL), and once completed
 ``completed_at``, ``outbox`` (``to``, ``from``, ``body``), ``delivered`` (index -> outcome),
 ``delivery_status`` (index -> Twilio's status, written by delivery_status.py) and
-``outbox_lease = {owner, expires_at}``; once every reply is delivered or refused, the ``outbox``
-(numbers and bodies) is dropped and ``outbox_size`` and ``recipients`` (contact ids) are kept.
+``outbox_lease = {owner, started_at, expires_at}`` (the attempt sending, since when); once every
+reply is delivered or refused, the ``outbox`` (numbers and bodies) is dropped and ``outbox_size``,
+``recipients`` (contact ids) and ``sent_to`` (index -> contact id) are kept.
 
 Every outbox that holds a number is indexed on that number's contact record (contacts.py): the
 one coupling between the two records, and what lets an opt-out erase the number from outboxes
@@ -14,7 +15,7 @@ one coupling between the two records, and what lets an opt-out erase the number 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -158,7 +159,7 @@ class MessageRecords:
                     ConditionExpression=OUTBOX_LEASE_FREE,
                     ExpressionAttributeNames={"#status": "status"},
                     ExpressionAttributeValues={
-                        ":lease": lease_value(attempt_id, now + self._lease),
+                        ":lease": lease_value(attempt_id, now + self._lease, now),
                         ":completed": {"S": COMPLETED},
                         ":now": number(now),
                     },
@@ -208,12 +209,18 @@ class MessageRecords:
             )
         written = completed_record(record.key, response["Attributes"])
         if last or (written.outbox and not written.undelivered()):
-            self.finish(written)
+            # Our copy still says where each reply went, though the write may have dropped it.
+            self.finish(written, sent_sids(replace(written, outbox=record.outbox), self._contacts.contact_id))
 
-    def finish(self, record: CompletedRecord) -> None:
+    def finish(self, record: CompletedRecord, sids: Callable[[str], list[str]] | None = None) -> None:
         """For a record with nothing left to send: drop its outbox if it still has one, and take
         it off its recipients' pending replies. Idempotent: a redelivery finishes what a dead
         attempt did not."""
+        # An outbox already dropped (the death came between the drop and this update): its
+        # `sent_to` says which SID went to whom, and only a contact that still lists the record
+        # takes them, not every duplicate delivery.
+        dropped = sids is None and not record.outbox
+        sids = sids or sent_sids(record, self._contacts.contact_id)
         if record.outbox:
             sets, values, _ = self.outbox_dropped(record)
             with translated("drop a sent outbox"):
@@ -230,32 +237,34 @@ class MessageRecords:
                         raise
             record = replace(record, recipients=tuple(self._recipient_contacts(record)))
         for contact in record.recipients:
-            self._contacts.forget_pending(contact, [record.key])
+            self._contacts.forget_pending(contact, [record.key], sids(contact), still_pending=dropped)
 
     def outbox_dropped(
         self, record: CompletedRecord, erased: str | None = None
     ) -> tuple[list[str], dict[str, Any], list[str]]:
-        """What a record keeps of its outbox once it is dropped: its size and the contact ids
-        (keyed hashes) of its recipients, but for an `erased` phone, so that a redelivery can
-        still `finish`. Returns the SET clauses, their values and those contact ids."""
-        contacts = self._recipient_contacts(record)
+        """What a record keeps of its outbox once it is dropped: its size, the contact ids (keyed
+        hashes) of its recipients and which reply went to which (`sent_to`), but for an `erased`
+        phone, so that a redelivery can still `finish` exactly. Returns the SET clauses, their
+        values and those contact ids."""
+        sent_to = self._sent_to(record)
         if erased is not None:
-            contacts = [contact for contact in contacts if contact != self._contacts.contact_id(erased)]
-        sets = ["outbox_size = :size", *(["recipients = :contacts"] if contacts else [])]
+            sent_to = {index: to for index, to in sent_to.items() if to != self._contacts.contact_id(erased)}
+        contacts = sorted(set(sent_to.values()))
+        sets = [
+            "outbox_size = :size",
+            *(["recipients = :contacts", "sent_to = :sent_to"] if contacts else []),
+        ]
         values: dict[str, Any] = {":size": number(len(record.outbox))}
         if contacts:
             values[":contacts"] = {"SS": contacts}
+            values[":sent_to"] = {"M": {str(index): {"S": to} for index, to in sent_to.items()}}
         return sets, values, contacts
 
     def _recipient_contacts(self, record: CompletedRecord) -> list[str]:
-        # A withheld number's entry holds its contact id instead (erasure.py, `withhold_number`).
-        return sorted(
-            {
-                sms.to if sms.to.startswith(CONTACT_PREFIX) else self._contacts.contact_id(sms.to)
-                for sms in record.outbox
-                if sms.to and sms.to != ERASED
-            }
-        )
+        return sorted(set(self._sent_to(record).values()))
+
+    def _sent_to(self, record: CompletedRecord) -> dict[int, str]:
+        return _contacts_of(record.outbox, self._contacts.contact_id)
 
     def _get_item(self, key: str) -> dict[str, Any] | None:
         response = self._dynamodb.get_item(
@@ -279,7 +288,7 @@ class MessageRecords:
                     "delivered": {"M": {}},
                     # Filled in by Twilio's status callbacks (delivery_status.py).
                     "delivery_status": {"M": {}},
-                    "outbox_lease": lease_value(claim.attempt_id, now + self._lease),
+                    "outbox_lease": lease_value(claim.attempt_id, now + self._lease, now),
                 },
                 **_still_ours(claim),
             }
@@ -291,8 +300,34 @@ class MessageRecords:
 # -- item formats of a message record ---------------------------------------------------------
 
 
-def lease_value(owner: str, expires_at: float) -> dict[str, Any]:
-    return {"M": {"owner": {"S": owner}, "expires_at": number(expires_at)}}
+def sent_sids(record: CompletedRecord, contact_id: Callable[[str], str]) -> Callable[[str], list[str]]:
+    """The SIDs `record` sent to a contact, by contact id: exactly, from the outbox while the
+    record has it and from `sent_to` once it is dropped. A record dropped without `sent_to` (an
+    older item) gives every SID of it to every contact: a superset, never fewer."""
+    delivered = {index: sid for index, sid in record.delivered.items() if sid.startswith("SM")}
+    sent_to = _contacts_of(record.outbox, contact_id) if record.outbox else record.sent_to
+    if not record.outbox and not sent_to:
+        return lambda _contact: sorted(delivered.values())
+    by_contact: dict[str, list[str]] = {}
+    for index, sid in delivered.items():
+        if index in sent_to:
+            by_contact.setdefault(sent_to[index], []).append(sid)
+    return lambda contact: by_contact.get(contact, [])
+
+
+def _contacts_of(outbox: Sequence[OutboundSms], contact_id: Callable[[str], str]) -> dict[int, str]:
+    """Outbox index -> its recipient's contact id; an erased entry has none. A withheld number's
+    entry holds its contact id instead (erasure.py, `withhold_number`)."""
+    return {
+        index: sms.to if sms.to.startswith(CONTACT_PREFIX) else contact_id(sms.to)
+        for index, sms in enumerate(outbox)
+        if sms.to and sms.to != ERASED
+    }
+
+
+def lease_value(owner: str, expires_at: float, started_at: float) -> dict[str, Any]:
+    # `started_at`: when this attempt began sending (processing's look before re-sending).
+    return {"M": {"owner": {"S": owner}, "started_at": number(started_at), "expires_at": number(expires_at)}}
 
 
 def sms_value(sms: OutboundSms) -> dict[str, Any]:
@@ -314,6 +349,14 @@ def completed_record(key: str, item: dict[str, Any]) -> CompletedRecord:
     delivered = {int(index): value["S"] for index, value in item.get("delivered", {}).get("M", {}).items()}
     lease = item.get("outbox_lease", {}).get("M", {})
     recipients = tuple(sorted(item.get("recipients", {}).get("SS", [])))
+    completed_at = item.get("completed_at")
+    sent_to = {int(index): value["S"] for index, value in item.get("sent_to", {}).get("M", {}).items()}
     return CompletedRecord(
-        key, outbox, delivered, float(lease.get("expires_at", {}).get("N", "0")), recipients
+        key,
+        outbox,
+        delivered,
+        float(lease.get("expires_at", {}).get("N", "0")),
+        recipients,
+        float(completed_at["N"]) if completed_at else None,
+        sent_to,
     )

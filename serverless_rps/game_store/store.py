@@ -31,7 +31,7 @@ from serverless_rps.game_store.game_state import GameStateRows
 from serverless_rps.game_store.messages import MessageRecords
 from serverless_rps.game_store.nicknames import NicknameRows
 from serverless_rps.game_store.tables import TableNames, TransactItem
-from serverless_rps.ports import Claim, CompletedRecord, LockedPlayer, OutboundSms
+from serverless_rps.ports import Claim, CompletedRecord, LockedPlayer, OtherSends, OutboundSms
 from serverless_rps.reply_budget import ReplyBudget
 
 __all__ = ["DynamoGameStore"]
@@ -108,6 +108,9 @@ class DynamoGameStore:
         self._messages.finish(record)
 
     # -- number erasure ------------------------------------------------------------------------
+
+    def others_sending_to(self, phone: str, key: str) -> OtherSends | None:
+        return self._erasure.others_sending_to(phone, key)
 
     def erase_pending_replies(self, phone: str) -> None:
         self._erasure.erase_pending_replies(phone)

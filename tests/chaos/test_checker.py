@@ -370,3 +370,62 @@ def test_a_game_played_through_the_lobby_counts_in_both_players_results() -> Non
 def test_a_lobby_game_scored_twice_is_a_violation() -> None:
     violations = check(_with_a_lobby_game(clean_record(), alice_ties=2)).violations
     assert any("wins/losses/ties (1, 0, 2)" in violation for violation in violations), violations
+
+
+def _resent_after_a_look(looked_at: float) -> SoakRecord:
+    """Worker 200 sent Alice's result and died unrecorded; worker 300 took the outbox, read
+    Twilio's Messages list to Alice at `looked_at`, and sent the result again at 6.5."""
+    record = clean_record()
+    record.sms.append({"sid": "SMc0", "to": ALICE, "from": BOT, "body": ALICE_WON, "at": 5.9})
+    record.worker_events += [
+        {"e": "claim", "pid": 200, "t": 5.2, "key": "SM2", "ok": True},
+        {"e": "sent", "pid": 200, "t": 5.9, "key": "SM2", "sid": "SMc0", "to": ALICE, "body": ALICE_WON},
+        {"e": "kill", "pid": 200, "t": 5.95, "key": "SM2", "point": "after_send"},
+    ]
+    # Worker 100 (clean_record's) is the one that resends: it looked before its send at 6.0.
+    record.worker_events.append(
+        {
+            "e": "looked",
+            "pid": 100,
+            "t": looked_at,
+            "key": "SM2",
+            "to": ALICE,
+            "started": looked_at,
+            "sids": [],
+        }
+    )
+    return record
+
+
+def test_a_duplicate_whose_earlier_send_reached_twilio_after_the_look_is_counted_as_such() -> None:
+    verdict = check(_resent_after_a_look(looked_at=5.8))
+    assert verdict.violations == []
+    assert verdict.figures["duplicate SMS observed"] == 1
+    assert (
+        verdict.figures[
+            "  duplicates: the earlier send reached Twilio after the resender read the Messages list"
+        ]
+        == 1
+    )
+
+
+def test_a_duplicate_the_list_should_have_shown_is_counted_as_a_missed_match() -> None:
+    verdict = check(_resent_after_a_look(looked_at=5.95))
+    assert verdict.figures["duplicate SMS observed"] == 1
+    assert (
+        verdict.figures[
+            "  duplicates: the Messages list showed the earlier send; the resender did not match it"
+        ]
+        == 1
+    )
+
+
+def test_one_sms_recorded_for_two_replies_is_a_lost_reply() -> None:
+    record = clean_record()
+    # A look that took Alice's challenge (SMb) for the result of the next message too.
+    record.idempotency["SM2"]["outbox"][0] = (ALICE, BOT, CHALLENGED)
+    record.idempotency["SM2"]["delivered"][0] = "SMb"
+    violations = check(record).violations
+    assert any("both recorded as SMb: one of them was never sent" in violation for violation in violations), (
+        violations
+    )

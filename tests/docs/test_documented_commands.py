@@ -248,7 +248,7 @@ CLASSIFICATION: tuple[Rule, ...] = (
         checks=("test -f bench/{module}.py",),
     ),
     Rule(
-        r"\S*python -m bench\.chaos --messages \d+",
+        r"\S*python -m bench\.chaos --messages \d+( --seed \d+)?",
         Kind.LONG,
         "the long chaos soak (~20 minutes)",
         checks=(PY + " -m bench.chaos --help",),

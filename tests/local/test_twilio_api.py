@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 import requests
-from twilio.base.exceptions import TwilioRestException
+from twilio.base.exceptions import TwilioException, TwilioRestException
 from twilio.rest import Client
 
 from serverless_rps.sms_gateway import RedirectingHttpClient
@@ -272,3 +272,83 @@ def test_other_processes_set_the_status_callbacks_delay_and_a_phones_failure_ove
 
     cleared = requests.post(f"{base}/_local/delivery", json={"phone": ALICE, "code": None}, timeout=5)
     assert cleared.json()["failing"] == {}
+
+
+# -- the Messages list ------------------------------------------------------------------------------
+
+BOB = "+15550100002"
+
+
+def test_the_list_is_newest_first_filtered_by_recipient_with_twilios_fields(
+    twilio_api: LocalTwilioApi,
+) -> None:
+    first = _send(twilio_api, body="one")
+    _send(twilio_api, to=BOB, body="for bob")
+    second = _send(twilio_api, body="two")
+
+    listed = _client(twilio_api).messages.list(to=ALICE, limit=10)
+
+    assert [message.sid for message in listed] == [second.sid, first.sid]
+    newest = listed[0]
+    assert (newest.direction, newest.from_, newest.to, newest.body) == (
+        "outbound-api",
+        SERVICE_NUMBER,
+        ALICE,
+        "two",
+    )
+    assert newest.status == "queued"
+    assert newest.date_created is not None
+    assert newest.date_sent is None
+
+
+def test_the_list_pages_like_twilio_without_repeating_or_skipping(twilio_api: LocalTwilioApi) -> None:
+    sids = [_send(twilio_api, body=f"reply {n}").sid for n in range(7)]
+
+    # A page size of 3 and a limit of 7: three requests, each following next_page_uri (PageToken).
+    listed = _client(twilio_api).messages.list(to=ALICE, limit=7, page_size=3)
+
+    assert [message.sid for message in listed] == list(reversed(sids))
+    first_page = _client(twilio_api).messages.page(to=ALICE, page_size=3)
+    assert first_page.next_page_url is not None
+    assert "PageToken=PA" in first_page.next_page_url
+
+
+def test_a_limit_reads_one_page_of_the_newest(twilio_api: LocalTwilioApi) -> None:
+    sids = [_send(twilio_api, body=f"reply {n}").sid for n in range(5)]
+
+    listed = _client(twilio_api).messages.list(to=ALICE, limit=2)
+
+    assert [message.sid for message in listed] == [sids[4], sids[3]]
+
+
+def test_date_sent_filters_compare_whole_gmt_dates(twilio_api: LocalTwilioApi) -> None:
+    _send(twilio_api)
+    client = _client(twilio_api)
+
+    # Strings go to Twilio as written: a date, as Twilio's documentation asks.
+    assert len(client.messages.list(to=ALICE, date_sent_after="2000-01-01")) == 1
+    assert client.messages.list(to=ALICE, date_sent_before="2000-01-01") == []
+    assert client.messages.list(to=ALICE, date_sent="2000-01-01") == []
+
+
+def test_a_throttled_list_answers_429_with_20429_and_retry_after(twilio_api: LocalTwilioApi) -> None:
+    twilio_api.fail_next_lists(1, status=429, retry_after=3)
+    response = requests.get(
+        f"{twilio_api.base_url}/2010-04-01/Accounts/{ACCOUNT_SID}/Messages.json",
+        auth=(ACCOUNT_SID, AUTH_TOKEN),
+        timeout=5,
+    )
+    assert response.status_code == 429
+    assert response.json()["code"] == 20429
+    assert response.headers["Retry-After"] == "3"
+    # One fault, one request: the next list is answered.
+    assert _client(twilio_api).messages.list(to=ALICE, limit=1) == []
+
+
+def test_the_list_needs_the_accounts_credentials(twilio_api: LocalTwilioApi) -> None:
+    # twilio-python raises a bare TwilioException for a list page that is not a 200, with the response.
+    with pytest.raises(TwilioException) as refused:
+        _client(twilio_api, token="not-the-token").messages.list(to=ALICE, limit=1)
+    response = refused.value.args[1]
+    assert response.status_code == 401
+    assert '"code": 20003' in response.text

@@ -85,9 +85,10 @@ SLOW_DRAIN = BudgetPolicy(burst=60, per_hour=1)
 
 
 def _run(
-    scenario: Scenario, crash_after: int | None, dynamodb_endpoint: str | None
+    scenario: Scenario, crash_after: int | None, dynamodb_endpoint: str | None, *, list_lags: bool = False
 ) -> tuple[dict[str, Any], Counter[tuple[str, str]], list[str]]:
-    """Returns the final tables, every SMS sent (to, body), and the external calls of the attempt."""
+    """Returns the final tables, every SMS sent (to, body), and the external calls of the attempt.
+    The redelivery reads Twilio's Messages list before re-sending; `list_lags`: it shows nothing."""
     with (
         mock_aws(),
         freeze_time("2026-11-21 12:00:00") as clock,
@@ -110,14 +111,22 @@ def _run(
 
         # SQS redelivers after the visibility timeout, which is longer than every lease.
         clock.tick(IN_PROGRESS_SECONDS + 1)
+        sms.list_lags = list_lags
         redelivered = game.processor.process(game.inbound(scenario.sender, scenario.body, MESSAGE_SID))
         if crash_after is None:
             assert redelivered is Result.DUPLICATE
-        return _tables(game), Counter((m.to, m.body) for m in sms.sent[setup_messages:]), calls
+        return _tables(game, sms), Counter((m.to, m.body) for m in sms.sent[setup_messages:]), calls
 
 
-def _tables(game: Game) -> dict[str, Any]:
-    """The tables without what legitimately differs between runs (ids and times)."""
+# What a contact record's `recent_sids` must be once every record is finished, in every run.
+EXACT = "every SID recorded as delivered to the number, once"
+
+
+def _tables(game: Game, sms: FakeSms) -> dict[str, Any]:
+    """The tables without what legitimately differs between runs (ids and times). A contact
+    record's `recent_sids` is judged against what Twilio accepted for its number and some record
+    recorded: a SID missing there would let a later look before re-sending take that SMS as
+    another reply (a lost reply)."""
     volatile = {
         "player_id",
         "opponent_player_id",
@@ -148,13 +157,36 @@ def _tables(game: Game) -> dict[str, Any]:
             return [strip(inner) for inner in value]
         return value
 
-    snapshot = {
-        table: sorted((strip(item) for item in game.items(table)), key=repr)
-        for table in (TABLES.game_state, TABLES.nickname, TABLES.idempotency)
+    recorded = {
+        outcome["S"]
+        for item in game.items(TABLES.idempotency)
+        for outcome in item.get("delivered", {}).get("M", {}).values()
     }
-    for item in snapshot[TABLES.idempotency]:
-        item["delivered"] = sorted(item.get("delivered", {}).get("M", {}))  # which, not the SIDs
-    return snapshot
+    sent_to: dict[str, set[str]] = {}
+    for accepted in sms.listed:
+        if accepted.sid in recorded:
+            sent_to.setdefault(game.store.contact_id(accepted.to), set()).add(accepted.sid)
+
+    def judged(item: dict[str, Any]) -> dict[str, Any]:
+        snapshot: dict[str, Any] = strip(item)
+        snapshot["delivered"] = sorted(item.get("delivered", {}).get("M", {}))  # which, not the SIDs
+        key = item["messageId"]["S"]
+        if key.startswith("contact#") and "pending_replies" not in item:
+            kept = set(item.get("recent_sids", {}).get("SS", []))
+            should = sent_to.get(key, set())
+            snapshot["recent_sids"] = (
+                EXACT
+                if kept == should
+                else {"missing": sorted(should - kept), "extra": sorted(kept - should)}
+            )
+        return snapshot
+
+    tables = {
+        table: sorted((strip(item) for item in game.items(table)), key=repr)
+        for table in (TABLES.game_state, TABLES.nickname)
+    }
+    tables[TABLES.idempotency] = sorted((judged(item) for item in game.items(TABLES.idempotency)), key=repr)
+    return tables
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda scenario: scenario.name)
@@ -163,6 +195,7 @@ def test_a_crash_after_any_call_changes_nothing_a_player_would_notice(
 ) -> None:
     clean_tables, clean_sms, calls = _run(scenario, None, dynamodb_endpoint)
     assert calls, "the scenario made no external calls"
+    assert all(item.get("recent_sids", EXACT) == EXACT for item in clean_tables[TABLES.idempotency])
 
     for crash_after in range(1, len(calls) + 1):
         tables, sent, _ = _run(scenario, crash_after, dynamodb_endpoint)
@@ -177,13 +210,33 @@ def test_a_crash_after_any_call_changes_nothing_a_player_would_notice(
             marked = calls.index(f"Send to {scenario.sender}")  # the mark is the call just before
             assert lost == {confirmation}, f"a committed reply was lost; {where}"
             assert crash_after == marked, f"the confirmation was lost outside its mark->send window; {where}"
+        # Even a death right after Twilio accepted a reply, before our record of it: the
+        # redelivery finds the reply in Twilio's Messages list and records it instead of sending.
+        assert not sent - clean_sms, f"a duplicate SMS; {where}"
+        assert not any("user_locked" in item for item in tables[TABLES.game_state]), where
+
+
+LAGGING = [scenario for scenario in SCENARIOS if scenario.name in {"resolving throw", "stop"}]
+
+
+@pytest.mark.parametrize("scenario", LAGGING, ids=lambda scenario: scenario.name)
+def test_a_list_that_lags_costs_one_duplicate_and_never_a_reply(
+    scenario: Scenario, dynamodb_endpoint: str | None
+) -> None:
+    clean_tables, clean_sms, calls = _run(scenario, None, dynamodb_endpoint)
+    for crash_after in range(1, len(calls) + 1):
+        tables, sent, _ = _run(scenario, crash_after, dynamodb_endpoint, list_lags=True)
+        killed_in = calls[crash_after - 1]
+        where = f"killed after call {crash_after} ({killed_in}) of {calls}"
+        assert tables == clean_tables, where
+        lost = set(clean_sms) - set(sent)
+        assert lost <= {(scenario.sender, CONFIRMATION)}, f"a committed reply was lost; {where}"
         duplicates = sent - clean_sms
         if killed_in.startswith("Send to"):
-            # The documented window: Twilio had it, our record of it did not happen.
+            # The window that remains: Twilio had it, our record did not, and the list did not show it.
             assert sum(duplicates.values()) <= 1, where
         else:
             assert not duplicates, f"no duplicate SMS outside the send->record window; {where}"
-        assert not any("user_locked" in item for item in tables[TABLES.game_state]), where
 
 
 def test_the_resolving_throw_makes_at_most_ten_dynamodb_requests(dynamodb_endpoint: str | None) -> None:

@@ -189,7 +189,11 @@ def test_a_strangers_budget_lives_on_its_contact_record_until_it_registers(game:
         },
         "TTLEpochTimestamp": int(time.time() + COMPLETED_SECONDS),  # outlives the outboxes it lists
         "opted_in_at": time.time(),  # it was sent the opt-in confirmation (an opt-out removes it)
+        # The SIDs its finished records sent it (the opt-in confirmation and the reply): what a
+        # look before re-sending never takes as another reply. SIDs only, no body.
+        "recent_sids": {sms.sid for sms in game.sms.listed if sms.to == STRANGER},
     }
+    assert len(contact["recent_sids"]) == 2
     assert contact["reply_budget"]["level"] > 0
 
     game.text(STRANGER, "nick newcomer")

@@ -112,6 +112,8 @@ def test_a_redelivery_finishing_an_outbox_a_stop_already_closed_leaves_it_as_the
     assert "outbox" not in record
     assert record["recipients"]["SS"] == [game.store.contact_id(ALICE)]
     assert SID not in _pending_replies(game, ALICE)
+    # Which reply went to whom stays known without the numbers: alice's recent SIDs are hers only.
+    assert record["sent_to"]["M"] == {"0": {"S": game.store.contact_id(ALICE)}}
 
 
 def test_a_stop_that_erases_every_reply_of_an_outbox_closes_it_with_no_recipient_left(game: Game) -> None:

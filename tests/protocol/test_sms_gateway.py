@@ -200,3 +200,38 @@ def test_a_reply_sent_with_its_identity_gets_signed_status_callbacks_at_its_own_
     assert [form["MessageStatus"] for _, form, _ in posts] == ["sent", final]
     assert posts[-1][1].get("ErrorCode") == (None if failure is None else str(failure))
     assert twilio.sent_messages()[-1]["status"] == final
+
+
+def test_the_messages_list_reads_back_what_was_sent_newest_first(
+    twilio: LocalTwilioApi, gateway: TwilioSmsGateway
+) -> None:
+    first = gateway.send(HELLO)
+    gateway.send(OutboundSms("+15551110002", HELLO.from_, "someone else"))
+    second = gateway.send(OutboundSms(HELLO.to, HELLO.from_, "again"))
+
+    listed = gateway.sent_to(HELLO.to, 10)
+
+    assert [(sms.sid, sms.body) for sms in listed] == [(second, "again"), (first, "hello")]
+    assert all(sms.direction == "outbound-api" and sms.from_ == HELLO.from_ for sms in listed)
+    assert listed[0].created_at >= listed[1].created_at > 0
+
+
+def test_a_throttled_list_is_a_transient_failure_with_twilios_retry_after(
+    twilio: LocalTwilioApi, gateway: TwilioSmsGateway
+) -> None:
+    twilio.fail_next_lists(1, status=429, retry_after=4)
+    with pytest.raises(SmsTemporarilyFailed) as throttled:
+        gateway.sent_to(HELLO.to, 10)
+    assert throttled.value.retry_after == 4
+
+
+def test_a_failing_list_is_a_transient_failure(twilio: LocalTwilioApi, gateway: TwilioSmsGateway) -> None:
+    twilio.fail_next_lists(1, status=503)
+    with pytest.raises(SmsTemporarilyFailed):
+        gateway.sent_to(HELLO.to, 10)
+
+
+def test_a_list_with_refused_credentials_is_a_configuration_problem(twilio: LocalTwilioApi) -> None:
+    gateway = TwilioSmsGateway(TWILIO_ACCOUNT, "wrong-token", twilio.base_url)
+    with pytest.raises(ConfigurationProblem):
+        gateway.sent_to(HELLO.to, 10)

@@ -1,0 +1,202 @@
+"""Promise 3 (few duplicates): a redelivery looks for a reply an earlier attempt may have sent in
+Twilio's Messages list before sending it again; the normal path never reads the list."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from serverless_rps import replies
+from serverless_rps.exceptions import ConfigurationProblem, SmsTemporarilyFailed
+from serverless_rps.game import Limits
+from serverless_rps.ports import OutboundSms, ReplyId
+from serverless_rps.processing import MessageProcessor, Result
+from serverless_rps.rules import Move, Outcome
+from tests.conftest import ALICE, BOB, IN_PROGRESS_SECONDS, TABLES, FakeSms, Game
+from tests.protocol.crashes import Crash
+
+SID = "SM" + "d" * 32
+ALICE_WINS = replies.result(Outcome.WIN, Move.ROCK, Move.SCISSORS, "bob")
+BOB_LOSES = replies.result(Outcome.LOSS, Move.SCISSORS, Move.ROCK, "alice")
+
+
+class DiesAfterTwilioAccepts:
+    """Twilio takes the reply; the invocation dies before it can record the SID."""
+
+    def __init__(self, sms: FakeSms, survive: int = 0) -> None:
+        self._sms = sms
+        self._survive = survive  # sends that complete before the fatal one
+
+    def send(self, message: OutboundSms, reply: ReplyId | None = None) -> str:
+        sid = self._sms.send(message, reply)
+        if self._survive == 0:
+            raise Crash("killed right after Twilio accepted a reply")
+        self._survive -= 1
+        return sid
+
+
+def _bob_waits_on_alice(game: Game) -> None:
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    game.text(BOB, "scissors alice")
+
+
+def _dies_after_twilio_accepts(game: Game, survive: int = 0) -> None:
+    doomed = MessageProcessor(
+        game.store, DiesAfterTwilioAccepts(game.sms, survive), limits=Limits(), lock_wait_seconds=0
+    )
+    with pytest.raises(Crash):
+        doomed.process(game.inbound(ALICE, "rock bob", SID))
+
+
+def _delivered(game: Game) -> dict[str, str]:
+    item: dict[str, Any] = game.dynamodb.get_item(
+        TableName=TABLES.idempotency, Key={"messageId": {"S": SID}}
+    )["Item"]
+    return {index: value["S"] for index, value in item["delivered"]["M"].items()}
+
+
+def _sids(game: Game, to: str, body: str) -> list[str]:
+    return [sms.sid for sms in game.sms.listed if sms.to == to and sms.body == body]
+
+
+def test_the_normal_path_never_reads_the_list(game: Game) -> None:
+    _bob_waits_on_alice(game)
+    game.text(ALICE, "rock bob", sid=SID)
+    assert game.sms.lists_read == 0
+
+
+def test_a_reply_twilio_accepted_before_the_death_is_found_recorded_and_not_sent_again(
+    game: Game, clock: Any
+) -> None:
+    _bob_waits_on_alice(game)
+    _dies_after_twilio_accepts(game)
+    assert game.sms.to(ALICE).count(ALICE_WINS) == 1
+
+    clock.tick(IN_PROGRESS_SECONDS + 1)
+    assert game.text(ALICE, "rock bob", sid=SID) is Result.RESENT
+
+    assert game.sms.to(ALICE).count(ALICE_WINS) == 1, "no second copy"
+    assert game.sms.to(BOB).count(BOB_LOSES) == 1, "the reply never sent is sent"
+    # One list per recipient the redelivery had to look for.
+    assert game.sms.lists_read == 2
+    [alice_sid] = _sids(game, ALICE, ALICE_WINS)
+    [bob_sid] = _sids(game, BOB, BOB_LOSES)
+    assert game.text(ALICE, "rock bob", sid=SID) is Result.DUPLICATE
+    assert game.sms.lists_read == 2, "a record with every reply recorded needs no look"
+    assert sorted([alice_sid, bob_sid]) == sorted(_recorded_sids(game))
+
+
+def _recorded_sids(game: Game) -> list[str]:
+    item = next(item for item in game.items(TABLES.idempotency) if item["messageId"]["S"] == SID)
+    return [value["S"] for value in item["delivered"]["M"].values()]
+
+
+def test_a_list_that_does_not_show_it_yet_means_sending_it_again(game: Game, clock: Any) -> None:
+    _bob_waits_on_alice(game)
+    _dies_after_twilio_accepts(game)
+    game.sms.list_lags = True
+
+    clock.tick(IN_PROGRESS_SECONDS + 1)
+    assert game.text(ALICE, "rock bob", sid=SID) is Result.RESENT
+
+    # The window that remains: a duplicate, never a lost reply.
+    assert game.sms.to(ALICE).count(ALICE_WINS) == 2
+    assert game.sms.to(BOB).count(BOB_LOSES) == 1
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [SmsTemporarilyFailed("Twilio 429 code 20429", retry_after=7), SmsTemporarilyFailed("Twilio 503")],
+    ids=["throttled", "failing"],
+)
+def test_a_list_that_cannot_be_read_is_retried_later_and_sends_nothing_meanwhile(
+    game: Game, clock: Any, failure: SmsTemporarilyFailed
+) -> None:
+    _bob_waits_on_alice(game)
+    _dies_after_twilio_accepts(game)
+    game.sms.list_failures.append(failure)
+    sent_before = len(game.sms.sent)
+
+    clock.tick(IN_PROGRESS_SECONDS + 1)
+    with pytest.raises(SmsTemporarilyFailed) as retry:
+        game.text(ALICE, "rock bob", sid=SID)
+    assert retry.value.retry_after == failure.retry_after, "Twilio's Retry-After is the redelivery hint"
+    assert len(game.sms.sent) == sent_before, "nothing sent blind"
+    assert _delivered(game) == {}, "the replies stay in the outbox"
+
+    # The outbox lease was given back: the next delivery need not wait for it, and looks again.
+    assert game.text(ALICE, "rock bob", sid=SID) is Result.RESENT
+    assert game.sms.to(ALICE).count(ALICE_WINS) == 1
+    assert game.sms.to(BOB).count(BOB_LOSES) == 1
+
+
+def test_a_list_our_account_may_not_read_is_a_configuration_problem_kept_for_retry(
+    game: Game, clock: Any
+) -> None:
+    _bob_waits_on_alice(game)
+    _dies_after_twilio_accepts(game)
+    game.sms.list_failures.append(ConfigurationProblem("Twilio 20003", retry_after=60))
+
+    clock.tick(IN_PROGRESS_SECONDS + 1)
+    with pytest.raises(ConfigurationProblem):
+        game.text(ALICE, "rock bob", sid=SID)
+    assert _delivered(game) == {}
+
+
+def test_a_later_reply_finds_its_own_send_not_the_recorded_one(game: Game, clock: Any) -> None:
+    _bob_waits_on_alice(game)
+    _dies_after_twilio_accepts(game, survive=1)  # Alice's result recorded; Bob's accepted, unrecorded
+
+    clock.tick(IN_PROGRESS_SECONDS + 1)
+    assert game.text(ALICE, "rock bob", sid=SID) is Result.RESENT
+
+    assert game.sms.to(ALICE).count(ALICE_WINS) == 1
+    assert game.sms.to(BOB).count(BOB_LOSES) == 1
+    assert sorted(_recorded_sids(game)) == sorted(
+        _sids(game, ALICE, ALICE_WINS) + _sids(game, BOB, BOB_LOSES)
+    )
+
+
+class DiesBeforeSending:
+    """The invocation dies after the commit, before its first send reaches Twilio."""
+
+    def send(self, message: OutboundSms, reply: ReplyId | None = None) -> str:
+        raise Crash("killed between the commit and the send")
+
+
+def test_another_messages_identical_reply_is_never_taken_for_one_never_sent(game: Game, clock: Any) -> None:
+    # The soak's lost reply. Alice texts the same thing twice within seconds: the first message's
+    # attempt dies before sending; the second's dies right after Twilio accepted its (identical)
+    # reply. The first's redelivery must not take the second's SMS for its own.
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    earlier = {sms.sid for sms in game.sms.listed}
+    first, second = "SM" + "1" * 32, "SM" + "2" * 32
+    never_sends = MessageProcessor(game.store, DiesBeforeSending(), limits=Limits(), lock_wait_seconds=0)
+    with pytest.raises(Crash):
+        never_sends.process(game.inbound(ALICE, "games", first))
+    accepted = MessageProcessor(
+        game.store, DiesAfterTwilioAccepts(game.sms), limits=Limits(), lock_wait_seconds=0
+    )
+    with pytest.raises(Crash):
+        accepted.process(game.inbound(ALICE, "games", second))
+
+    def new_to_alice() -> list[str]:
+        return [sms.body for sms in game.sms.listed if sms.sid not in earlier and sms.to == ALICE]
+
+    [reply] = new_to_alice()
+
+    clock.tick(IN_PROGRESS_SECONDS + 1)
+    assert game.text(ALICE, "games", sid=first) is Result.RESENT
+    assert new_to_alice() == [reply, reply], "the first message's reply is sent, not taken"
+
+    # The second's redelivery finds its own send: the first's SID is known as the first's.
+    assert game.text(ALICE, "games", sid=second) is Result.RESENT
+    assert new_to_alice() == [reply, reply], "two replies, two SMS: none lost, none doubled"
+    recorded = [
+        value["S"]
+        for item in game.items(TABLES.idempotency)
+        if item["messageId"]["S"] in (first, second)
+        for value in item["delivered"]["M"].values()
+    ]
+    assert sorted(recorded) == sorted(sms.sid for sms in game.sms.listed if sms.sid not in earlier)
