@@ -17,6 +17,7 @@ from serverless_rps.game_store.game_state import GameStateRows
 from serverless_rps.game_store.messages import MessageRecords
 from serverless_rps.ports import Claim, CompletedRecord, LockedPlayer
 from serverless_rps.processing import MessageProcessor
+from serverless_rps.reconciliation import Lookup
 from tests.simulation.world import Engine
 
 __all__ = ["ENGINES", "MUTANTS"]
@@ -76,8 +77,15 @@ class RecordsBeforeSending(MessageProcessor):
 class SendsPastItsLease(MessageProcessor):
     """Keeps sending after its outbox lease has run out, as if frozen invocations never woke."""
 
-    def _deliver(self, record: CompletedRecord, attempt_id: str, enqueued_at: float | None = None) -> None:
-        super()._deliver(dataclasses.replace(record, lease_expires_at=math.inf), attempt_id, enqueued_at)
+    def _deliver(
+        self,
+        record: CompletedRecord,
+        attempt_id: str,
+        enqueued_at: float | None = None,
+        look: Lookup | None = None,
+    ) -> None:
+        forever = dataclasses.replace(record, lease_expires_at=math.inf)
+        super()._deliver(forever, attempt_id, enqueued_at, look)
 
 
 class LocksInArrivalOrder(MessageProcessor):
