@@ -6,6 +6,7 @@ and our recording it (contract promises 1, 2, 3, 4, 7)."""
 from __future__ import annotations
 
 import contextlib
+import json
 import math
 from collections import Counter
 from collections.abc import Callable
@@ -181,11 +182,18 @@ def _tables(game: Game, sms: FakeSms) -> dict[str, Any]:
             )
         return snapshot
 
+    # Items in a canonical order: an engine returns an item's attributes in an order of its own
+    # (DynamoDB Local's depends on the item's history), so a repr would order equal items apart.
+    def canonical(item: dict[str, Any]) -> str:
+        return json.dumps(item, sort_keys=True)
+
     tables = {
-        table: sorted((strip(item) for item in game.items(table)), key=repr)
+        table: sorted((strip(item) for item in game.items(table)), key=canonical)
         for table in (TABLES.game_state, TABLES.nickname)
     }
-    tables[TABLES.idempotency] = sorted((judged(item) for item in game.items(TABLES.idempotency)), key=repr)
+    tables[TABLES.idempotency] = sorted(
+        (judged(item) for item in game.items(TABLES.idempotency)), key=canonical
+    )
     return tables
 
 
