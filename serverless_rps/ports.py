@@ -15,6 +15,7 @@ from serverless_rps.game import Decision, NicknameHolder, Player, SharedRecord
 from serverless_rps.reply_budget import ReplyBudget
 
 __all__ = [
+    "SENDING",
     "Claim",
     "CompletedRecord",
     "GameStore",
@@ -26,6 +27,11 @@ __all__ = [
     "SentSmsLog",
     "SmsSender",
 ]
+
+
+# An opt-out confirmation's outcome (`delivered.<i>`) once its send began, until Twilio answers:
+# never sent again, and what a later erasure of its number must leave alone.
+SENDING = "sending"
 
 
 @dataclass(frozen=True)

@@ -51,6 +51,7 @@ from serverless_rps.game import Reply
 from serverless_rps.observability import count, logger, mask_phone, milliseconds, tracer
 from serverless_rps.parsing import Command, parse
 from serverless_rps.ports import (
+    SENDING,
     Claim,
     CompletedRecord,
     GameStore,
@@ -77,8 +78,6 @@ _ENTROPY = random.SystemRandom()
 # is fine: one that could not leave by then is dropped, never sent late.
 OPT_OUT_CONFIRMATION_SECONDS = 5 * 60
 DROPPED_LATE = "dropped:late"
-# An opt-out confirmation whose send began: its fate until Twilio answers, never sent again.
-SENDING = "sending"
 
 
 @dataclass(frozen=True)

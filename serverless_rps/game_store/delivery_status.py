@@ -39,6 +39,7 @@ from botocore.exceptions import ClientError
 
 from serverless_rps.game_store.errors import is_condition_failure, translated
 from serverless_rps.game_store.items import number
+from serverless_rps.ports import SENDING
 
 __all__ = [
     "FINAL_STATUSES",
@@ -62,9 +63,6 @@ STATUS_RANK: Mapping[str, int] = {
     "failed": 4,
 }
 FINAL_STATUSES = frozenset({"delivered", "undelivered", "failed"})
-# An opt-out confirmation's outcome while it is on its way (processing.SENDING): kept as it is.
-_SENDING = "sending"
-
 # The status is newer than the one recorded, or is the first one, or is about a send the record
 # names now and the recorded status is of another one. And the reply's outcome is this SID,
 # missing (the send was never recorded) or `sending`:
@@ -156,7 +154,7 @@ class DeliveryStatusRecords:
                     ExpressionAttributeValues={
                         ":entry": entry_value(status),
                         ":sid": {"S": status.sid},
-                        ":sending": {"S": _SENDING},
+                        ":sending": {"S": SENDING},
                         ":rank": number(status.rank),
                     },
                     # The record as it was: whether the send's SID was recorded before this.
@@ -176,6 +174,6 @@ def _why_refused(item: Mapping[str, Any] | None, index: int, status: DeliverySta
         # No record, or one completed before statuses were kept: nothing of ours to update.
         return StatusOutcome.UNKNOWN
     outcome = item.get("delivered", {}).get("M", {}).get(str(index), {}).get("S")
-    if outcome not in (None, status.sid, _SENDING):
+    if outcome not in (None, status.sid, SENDING):
         return StatusOutcome.OTHER_SEND
     return StatusOutcome.NOT_NEWER

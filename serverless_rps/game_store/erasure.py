@@ -24,14 +24,13 @@ from serverless_rps.game_store.errors import is_condition_failure, translated
 from serverless_rps.game_store.items import BATCH_GET_LIMIT
 from serverless_rps.game_store.messages import (
     ERASED,
-    SENDING,
     MessageRecords,
     completed_record,
     sent_sids,
     sms_value,
 )
 from serverless_rps.game_store.tables import TableNames
-from serverless_rps.ports import OtherSends, OutboundSms
+from serverless_rps.ports import SENDING, OtherSends, OutboundSms
 
 __all__ = ["NumberErasure"]
 

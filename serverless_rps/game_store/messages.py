@@ -32,7 +32,6 @@ __all__ = [
     "COMPLETED",
     "ERASED",
     "IN_PROGRESS",
-    "SENDING",
     "MessageRecords",
     "claim_lost",
     "completed_record",
@@ -42,9 +41,6 @@ IN_PROGRESS = "IN_PROGRESS"
 COMPLETED = "COMPLETED"
 # What an erased reply's number and body become, and how its fate is recorded: never sent.
 ERASED = "erased"
-# An opt-out confirmation whose send began (processing.SENDING): what erasure.py's `restore_number`
-# undoes.
-SENDING = "sending"
 
 # A claim may be taken if nobody has it, or if an in-progress claim has expired:
 #
