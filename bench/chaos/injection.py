@@ -61,6 +61,7 @@ def install(raw: str) -> None:
             {
                 "serverless_rps.app": _arm_game_function,
                 "serverless_rps.sms_gateway": _arm_sms_gateway,
+                "serverless_rps.reconciliation": _watch_lookup,
                 "moto.dynamodb.responses": _guard_moto,
             }
         ),
@@ -331,6 +332,20 @@ def _arm_sms_gateway(module: ModuleType) -> None:
         return listed
 
     gateway.sent_to = sent_to
+
+
+def _watch_lookup(module: ModuleType) -> None:
+    """Log each reply a redelivery found in Twilio's list and recorded instead of sending it."""
+    lookup = module.Lookup
+    already_sent = lookup.already_sent
+
+    def watched(self: Any, index: int) -> str | None:
+        sid: str | None = already_sent(self, index)
+        if sid is not None:
+            log("found", key=_state["key"], index=index, sid=sid)
+        return sid
+
+    lookup.already_sent = watched
 
 
 # -- moto's server -----------------------------------------------------------------------------------
