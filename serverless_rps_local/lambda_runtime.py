@@ -18,12 +18,14 @@ import multiprocessing
 import multiprocessing.connection
 import os
 import queue
+import signal
 import threading
 import time
 import traceback
 import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from multiprocessing import resource_tracker
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any
@@ -31,6 +33,8 @@ from typing import Any
 __all__ = ["Invocation", "LambdaContext", "LocalFunction"]
 
 _INIT_TIMEOUT_SECONDS = 60.0
+# What a terminal sends its whole process group: Ctrl-C, and the hang-up when it closes.
+_TERMINAL_SIGNALS = frozenset({signal.SIGINT, signal.SIGHUP})
 # What a Lambda execution environment passes on from the host: nothing else leaks in.
 _INHERITED_VARIABLES = ("PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", "SYSTEMROOT", "VIRTUAL_ENV")
 
@@ -81,13 +85,14 @@ class _FunctionSpec:
 def _run_environment(connection: multiprocessing.connection.Connection, spec: _FunctionSpec) -> None:
     """The execution environment's process: cold start, then one invocation per message."""
     import importlib
-    import signal
     import sys
 
     # Ctrl-C and a closed terminal's hang-up reach the whole process group; the stack finishes
-    # in-flight invocations, then stops us.
+    # in-flight invocations, then stops us. They were blocked from before this process began
+    # (`_ExecutionEnvironment`): one that came during the interpreter's start is dropped here.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _TERMINAL_SIGNALS)
     if spec.log_path:
         log = os.open(spec.log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         os.dup2(log, 1)
@@ -143,7 +148,16 @@ class _ExecutionEnvironment:
         self.process: BaseProcess = context.Process(
             target=_run_environment, args=(child_connection, spec), name=f"lambda-{spec.name}", daemon=True
         )
-        self.process.start()
+        # A Ctrl-C while the new interpreter starts, before it can ignore it, would end it with a
+        # KeyboardInterrupt (a cold start "failed"): it starts with both signals blocked instead,
+        # as multiprocessing starts its resource tracker (bpo-33613). That tracker is started
+        # first: starting it unblocks SIGINT, which would undo ours.
+        resource_tracker.ensure_running()
+        before = signal.pthread_sigmask(signal.SIG_BLOCK, _TERMINAL_SIGNALS)
+        try:
+            self.process.start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, before)
         child_connection.close()
         self._spec = spec
         self._initialised = False

@@ -5,12 +5,14 @@ the operator's tool at ports that are gone."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -22,6 +24,7 @@ import pytest
 from serverless_rps.admin import locate
 from serverless_rps.config import ConfigurationError
 from serverless_rps_local import dev_account
+from serverless_rps_local.lambda_runtime import LocalFunction
 from serverless_rps_local.saved_state import STATE_DIRECTORY_VARIABLE, StateDirectory, local_stack_running
 
 REPO = Path(__file__).resolve().parents[2]
@@ -159,3 +162,36 @@ def test_make_verify_with_a_stale_variables_file_says_no_local_stack_runs(tmp_pa
         f"error: no local stack is running: these variables come from one that stopped ({state}); "
         "start make play in another terminal"
     ]
+
+
+def test_ctrl_c_while_a_function_worker_starts_does_not_fail_its_cold_start(tmp_path: Path) -> None:
+    # Ctrl-C reaches every process of the terminal's group, workers starting up included: the
+    # stack stops them itself, so a worker must neither die of it nor report a failed cold start.
+    (tmp_path / "slow_handler.py").write_text(
+        "import time\ntime.sleep(0.5)\n\ndef handle(event, context):\n    return {'echo': event}\n"
+    )
+    function = LocalFunction("Echo", "slow_handler.handle", tmp_path, {}, timeout_seconds=10)
+    interrupted: list[int] = []
+    done = threading.Event()
+
+    def interrupt_every_worker_as_it_starts() -> None:
+        while not done.is_set():
+            for pid in function.worker_pids():
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGINT)
+                    interrupted.append(pid)
+            time.sleep(0.005)
+
+    interrupter = threading.Thread(target=interrupt_every_worker_as_it_starts)
+    interrupter.start()
+    try:
+        errors = function.warm(1)
+    finally:
+        done.set()
+        interrupter.join()
+    try:
+        assert interrupted, "no worker was interrupted while it started"
+        assert errors == []
+        assert function.invoke({"n": 1}).response == {"echo": {"n": 1}}
+    finally:
+        function.stop()
