@@ -60,6 +60,7 @@ STORE_MODULES = (
     "game_store/items",
     "game_store/errors",
     "game_store/tables",
+    "game_store/delivery_status",
     "admin/store_reads",
 )
 # Modules that must end with no surviving non-equivalent mutant (issue: "a stronger proof").
@@ -85,12 +86,15 @@ EDGE_MODULES = (
 )
 GOAL_MODULES = (
     "rules",
+    "normalisation",
     "parsing",
+    "revocation",
     "replies",
     "model",
     "game",
     "processing",
     "commands",
+    "reconciliation",
     *STORE_MODULES,
     *EDGE_MODULES,
 )
@@ -107,7 +111,7 @@ class Group:
 GROUPS = (
     Group(
         "core",
-        ("rules", "parsing", "replies", "reply_budget", "model", "game"),
+        ("rules", "normalisation", "parsing", "revocation", "replies", "reply_budget", "model", "game"),
         ("tests/unit",),
         "the pure core, decisions without I/O: judged by its unit tests alone",
     ),
@@ -118,6 +122,7 @@ GROUPS = (
             "game",
             "processing",
             "commands",
+            "reconciliation",
             *STORE_MODULES,
             "exceptions",
         ),
