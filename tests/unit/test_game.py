@@ -320,6 +320,21 @@ def test_top_tells_a_ranked_player_their_place_and_wins_from_the_board() -> None
     assert game.show_top(BOB, board, bob) == game.reply_only(BOB, replies.top_with_rank(leaders, 1, 3))
 
 
+def test_top_tells_a_player_whose_line_does_not_fit_their_place_and_wins_in_words() -> None:
+    # Twelve long names: five lines fit beside the player's own, which follows them.
+    board = Leaderboard(
+        tuple(Ranking(f"player-{n}", f"Player{n:02d}xxxxxxx", 20 - n, 0, NOW) for n in range(12))
+    )
+    me = Player(ALICE, "player-10", "player10xxxxxxx", "Player10xxxxxxx", wins=99)
+    assert game.show_top(ALICE, board, me).replies == (
+        Reply(
+            ALICE,
+            "Top players by wins: 1. Player00xxxxxxx 20, 2. Player01xxxxxxx 19, 3. Player02xxxxxxx 18,"
+            " 4. Player03xxxxxxx 17, 5. Player04xxxxxxx 16. You: #11, 10 wins",
+        ),
+    )
+
+
 def test_top_tells_a_player_who_is_not_on_the_board_so() -> None:
     board = Leaderboard((Ranking("bob-1", "Bob", 3, 0, NOW),))
     assert game.show_top(CAROL, board, carol) == game.reply_only(CAROL, replies.top_unranked([("Bob", 3)]))
@@ -539,6 +554,14 @@ def test_games_shows_my_throw_waiting_in_the_lobby_with_the_time_it_has_left() -
     )
 
 
+def test_games_shows_my_throws_waiting_on_others_beside_my_wait_in_the_lobby() -> None:
+    me = replace(alice, in_lobby=True, games={BOB: PendingThrow(Move.PAPER, "bob-1", NOW + 1)})
+    lobby = Lobby(LobbyEntry(ALICE, "alice-1", "Alice", Move.ROCK, NOW + 3 * DAY + 0.5))
+    assert game.list_games(ALICE, me, {BOB: bob}, NOW, lobby).replies == (
+        Reply(ALICE, "Waiting on: Bob. Waiting for a stranger with rock (expires in 3 days)."),
+    )
+
+
 def test_games_shows_no_lobby_wait_that_expired_or_is_someone_elses() -> None:
     me = replace(alice, in_lobby=True)  # the flag outlives the entry: the lobby itself decides
     nothing = game.reply_only(ALICE, replies.games_summary([], []))
@@ -636,7 +659,10 @@ def test_no_opt_in_confirmation_where_the_decision_settles_consent_or_answers_no
     assert game.with_opt_in_confirmation(opted_out, ALICE, PROGRAM) == opted_out
     started = game.opt_in(ALICE, PROGRAM)
     assert game.with_opt_in_confirmation(started, ALICE, PROGRAM) == started
-    assert started.replies == (Reply(ALICE, replies.opt_in_confirmation(PROGRAM)),)
+    # START records the phone as opted in again: the bot may text it, and does, once.
+    assert started == Decision(
+        replies=(Reply(ALICE, replies.opt_in_confirmation(PROGRAM)),), opt_in={ALICE: True}
+    )
     assert game.with_opt_in_confirmation(Decision(), ALICE, PROGRAM) == Decision()
 
 

@@ -4,6 +4,7 @@ called with worst-case arguments (longest names, every move and outcome, large n
 from __future__ import annotations
 
 import inspect
+import re
 import typing
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -94,6 +95,33 @@ def test_worst_case_names_still_fit() -> None:
         ),
     ):
         assert replies.is_single_segment(text), text
+
+
+@pytest.mark.parametrize(
+    ("name", "support", "error"),
+    [
+        ("", "help@acme.example", "the program name must be 1-30 GSM-7 characters, got ''"),
+        ("R" * 31, "help@acme.example", f"the program name must be 1-30 GSM-7 characters, got {'R' * 31!r}"),
+        (
+            "Acme RPS\u2122",
+            "help@acme.example",
+            "the program name must be 1-30 GSM-7 characters, got 'Acme RPS\u2122'",
+        ),
+        ("Acme RPS", "", "the support contact must be 1-40 GSM-7 characters, got ''"),
+        ("Acme RPS", "h" * 41, f"the support contact must be 1-40 GSM-7 characters, got {'h' * 41!r}"),
+        (
+            "Acme RPS",
+            "\u260e 555 0100",
+            "the support contact must be 1-40 GSM-7 characters, got '\u260e 555 0100'",
+        ),
+    ],
+)
+def test_a_program_name_or_support_contact_no_reply_could_carry_is_refused_saying_which(
+    name: str, support: str, error: str
+) -> None:
+    # The operator reads this when the function refuses to start (config.py adds which setting).
+    with pytest.raises(ValueError, match=f"^{re.escape(error)}$"):
+        replies.Program(name, support)
 
 
 def test_help_topics_cover_every_command() -> None:

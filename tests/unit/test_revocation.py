@@ -130,6 +130,54 @@ def test_a_negated_phrase_is_not_a_revocation(text: str) -> None:
     assert classify(text) is None
 
 
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [
+        # A negation reaches three words: one further back negates nothing after it.
+        ("I don't know who this is, stop texting me", "stop-texting"),
+        ("Not sure how I got on this, but stop texting me", "stop-texting"),
+        # A one-word clear phrase stands anywhere, whatever follows it.
+        ("Unsubscribe from this game", "unsubscribe"),
+        ("optout of this game", "opt-out"),
+        # A clear phrase that a courtesy word negates still counts when the whole text is
+        # courtesy and stop phrases: "not interested" is a polite no, not a negation.
+        ("Not interested. Unsubscribe", "unsubscribe"),
+        ("not interested, stop texting me", "stop-texting"),
+    ],
+)
+def test_a_revocation_is_read_past_what_comes_before_or_after_it(text: str, rule: str) -> None:
+    assert parse(text) == OptOut(confirm=True, rule=rule)
+
+
+@pytest.mark.parametrize(
+    ("text", "rule"), [("S T O P", "spelled-out-keyword"), ("st op", None), ("qu it", None)]
+)
+def test_only_single_letters_spell_out_a_keyword(text: str, rule: str | None) -> None:
+    # Pieces of words that happen to join into a keyword are not spelling it out.
+    assert classify(text) == (Revocation(rule) if rule else None)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "phrases"),
+    [
+        ("leave me alone", {("leave", "me", "alone")}),
+        ("no more (text|message)", {("no", "more", "text"), ("no", "more", "message")}),
+        (
+            "opt [me|this number] out",
+            {("opt", "me", "out"), ("opt", "this", "number", "out"), ("opt", "out")},
+        ),
+    ],
+)
+def test_the_rules_notation_allows_the_word_sequences_it_says(
+    pattern: str, phrases: set[tuple[str, ...]]
+) -> None:
+    # `(a|b)` is a choice, `[a|b]` an optional one, a choice may hold several words. The rules'
+    # tables are expanded from this notation once, when the module loads; the tests above read
+    # texts through them, and this pins the notation a new rule is written in. (A mutation run
+    # switches a planted bug on only inside a test's calls, which that load is not.)
+    assert set(revocation._expand(pattern)) == phrases
+
+
 # Bad input: mixed scripts, full-width letters, zero-width characters, emoji, punctuation runs.
 
 
