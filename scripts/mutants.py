@@ -9,12 +9,18 @@ mutmut (https://github.com/boxed/mutmut) does the planting and the running. It c
 tests reach which function, and for each mutant runs only those tests, fastest first, stopping at
 the first failure. This script adds what mutmut does not:
 
-- **Groups.** The pure core is judged by its own fast tests (tests/unit); the store, the processor
-  and the edges by the protocol tests, which drive them against moto. Each group runs in its own
-  scratch copy under `.mutants/<group>/` so that their mutmut configurations do not meet.
+- **Groups.** The pure core is judged by its own fast tests (tests/unit); the store and the
+  processor (engine), and the edges and the operator's tool (edges), by the unit and protocol
+  tests, which drive them against moto. Each group runs in its own scratch copy under
+  `.mutants/<group>/` so that their mutmut configurations do not meet.
+- **Two phases.** A fresh run first has mutmut generate the mutants and record which tests reach
+  which function, running none (`mutmut run` given a name no mutant has), then runs by name every
+  mutant not already listed as equivalent: a listed one would cost every test reaching its
+  function and could only survive.
 - **Equivalent mutants.** A mutant no test can kill because it does not change behaviour (a
-  mutated log message, a default no caller relies on) is listed in scripts/mutants-equivalent.toml
-  with why; the list matches the mutant's diff, not mutmut's numbering, which shifts as code moves.
+  default no caller relies on, the wording of an error no path raises) is listed in
+  scripts/mutants-equivalent.toml with why; the list matches the mutant's diff, not mutmut's
+  numbering, which shifts as code moves.
 - **A verdict.** A table per module (killed / equivalent / survived / score) on stdout, the
   survivors' diffs, and exit status 1 if a module in GOAL_MODULES has a survivor not listed.
 
@@ -58,7 +64,36 @@ STORE_MODULES = (
 )
 # Modules that must end with no surviving non-equivalent mutant (issue: "a stronger proof").
 # commands.py is the processor's table of commands (moved out of processing.py): judged with it.
-GOAL_MODULES = ("rules", "parsing", "replies", "model", "game", "processing", "commands", *STORE_MODULES)
+# The deployed edges (the two Lambda handlers, the adapters to Twilio and SQS, the settings and the
+# logs and metrics an operator reads) and the operator's tool, admin/ (its store reads stay above).
+EDGE_MODULES = (
+    "app",
+    "webhook",
+    "status_callbacks",
+    "sms_gateway",
+    "message_queue",
+    "config",
+    "observability",
+    "admin/cli",
+    "admin/operations",
+    "admin/dead_letters",
+    "admin/campaign",
+    "admin/locate",
+    "admin/verify",
+    "admin/delivery_display",
+    "admin/errors",
+)
+GOAL_MODULES = (
+    "rules",
+    "parsing",
+    "replies",
+    "model",
+    "game",
+    "processing",
+    "commands",
+    *STORE_MODULES,
+    *EDGE_MODULES,
+)
 
 
 @dataclass(frozen=True)
@@ -84,19 +119,24 @@ GROUPS = (
             "processing",
             "commands",
             *STORE_MODULES,
-            "sms_gateway",
-            "message_queue",
-            "app",
-            "webhook",
-            "config",
             "exceptions",
         ),
         ("tests/unit", "tests/protocol"),
-        "the store, the processor and the edges: judged by the protocol tests on moto",
+        "the store and the processor: judged by the protocol tests on moto",
+    ),
+    Group(
+        "edges",
+        EDGE_MODULES,
+        ("tests/unit", "tests/protocol"),
+        "the handlers, the adapters, the settings, the logs and the operator's tool: judged by the"
+        " unit tests and the protocol tests, which call each of them in-process",
     ),
 )
 # Not mutated: serverless_rps_local/ and __main__ (the local stack and the CLI that starts it, which
-# are development tools with tests of their own), observability (logger and tracer set-up).
+# are development tools with tests of their own). Not among the edges' tests: tests/local. Its tests
+# run the operator's tool and the functions in other processes, whose calls mutmut's record of
+# which test reaches which function never sees (so it never picks them for a mutant), and the
+# operator-tool tests give those processes an environment of their own, without MUTANT_UNDER_TEST.
 
 # Tests that inspect the repository rather than behaviour and cannot run inside mutmut's copy
 # (function-code/ is a symbolic link into the package, which the copy does not keep).
@@ -270,6 +310,30 @@ def mutmut(where: Path, *args: str) -> str:
     return result.stdout
 
 
+# A name no mutant has. Given only this, `mutmut run` generates the mutants and records which tests
+# reach which function (its stats), then stops where it selects the mutants to run: mutmut 3.8.1
+# asserts that a name it was given matches one, before its clean test run.
+NO_MUTANT = "no-mutant-has-this-name"
+
+
+def generate(where: Path, children: list[str]) -> None:
+    """Have mutmut mutate the code and collect its stats, running no mutant."""
+    command = [str(Path(sys.executable).parent / "mutmut"), "run", *children, NO_MUTANT]
+    environment = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    result = subprocess.run(command, cwd=where, env=environment, capture_output=True, text=True)
+    stopped_as_expected = result.returncode == 1 and "but nothing matches" in result.stderr
+    if not stopped_as_expected or not (where / "mutants" / "mutmut-stats.json").exists():
+        sys.stdout.write(result.stdout[-4000:] + result.stderr[-4000:])
+        raise SystemExit(f"mutmut run {NO_MUTANT} did not stop after collecting its stats in {where}")
+
+
+def run_named(where: Path, children: list[str], patterns: list[str]) -> None:
+    """Run these mutants (names or fnmatch patterns), whatever their last result."""
+    # One mutmut run per batch re-runs every test the batch reaches once, clean: few batches.
+    for start in range(0, len(patterns), 3000):
+        mutmut(where, "run", *children, *patterns[start : start + 3000])
+
+
 def results(where: Path) -> list[Mutant]:
     mutants = []
     for line in mutmut(where, "results", "--all", "true").splitlines():
@@ -353,13 +417,26 @@ def run_group(
             flush=True,
         )
         patterns = sorted(f"{function}__mutmut_*" for function in functions) + sorted(names | unjudged_names)
-        # One mutmut run per batch re-runs every test the batch reaches once, clean: few batches.
-        for start in range(0, len(patterns), 3000):
-            mutmut(where, "run", *children, *patterns[start : start + 3000])
+        run_named(where, children, patterns)
     else:
+        # Two phases, so that a fresh run does not pay for the mutants already judged equivalent:
+        # mutmut generates every mutant and records which tests reach which function, running
+        # none; then every mutant not listed as equivalent is run by name, as --again runs the
+        # mutants an interrupted run did not reach.
         where = prepare(group, only)
-        print(f"[{group.name}] mutmut run over {', '.join(only or group.modules)} ...", flush=True)
-        mutmut(where, "run", *children)
+        modules = ", ".join(only or group.modules)
+        print(f"[{group.name}] mutmut generates the mutants of {modules} ...", flush=True)
+        generate(where, children)
+        fresh = [m for m in results(where) if m.module in (only or group.modules)]
+        read_diffs(where, fresh)
+        skipped = [m for m in fresh if equivalence(m, equivalents)]
+        to_run = sorted(m.name for m in fresh if m not in skipped)
+        print(
+            f"[{group.name}] mutmut run over {len(to_run)} mutants;"
+            f" {len(skipped)} judged equivalent are not run",
+            flush=True,
+        )
+        run_named(where, children, to_run)
     print(f"[{group.name}] {time.monotonic() - started:.0f} s", flush=True)
     mutants = [m for m in results(where) if m.module in (only or group.modules)]
     alive = [m for m in mutants if m.status not in KILLED]  # survivors, and those not run
