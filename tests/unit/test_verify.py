@@ -181,12 +181,13 @@ class _Webhook(http.server.BaseHTTPRequestHandler):
 
     status = 200
     answer = b""
-    received: ClassVar[list[tuple[str, str, str | None, dict[str, str]]]] = []
+    received: ClassVar[list[tuple[str, str, str, str | None, dict[str, str]]]] = []
 
     def do_POST(self) -> None:
         body = self.rfile.read(int(self.headers["Content-Length"])).decode()
         signature = self.headers["X-Twilio-Signature"]
-        self.received.append((self.command, self.headers["Content-Type"], signature, dict(parse_qsl(body))))
+        form = dict(parse_qsl(body))
+        self.received.append((self.command, self.path, self.headers["Content-Type"], signature, form))
         self.send_response(self.status)
         self.send_header("Content-Length", str(len(self.answer)))
         self.end_headers()
@@ -220,7 +221,13 @@ def test_verify_posts_a_form_as_twilio_does_and_reads_any_answer(
 
     assert answer == (status, "<Response/>\ufffd"), "a byte that is not UTF-8 is shown, not a crash"
     assert handler.received == [
-        ("POST", "application/x-www-form-urlencoded", "sig", {"Body": "help me", "From": "+15555550199"})
+        (
+            "POST",
+            "/sms/s3cret",
+            "application/x-www-form-urlencoded",
+            "sig",
+            {"Body": "help me", "From": "+15555550199"},
+        )
     ]
 
 
