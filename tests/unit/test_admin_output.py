@@ -293,3 +293,33 @@ def test_verify_without_a_number_or_a_url_says_which_setting_is_missing(
 
     assert _main("verify", *argv, operator=_Operator()) == (1, "")
     assert capsys.readouterr().err == says
+
+
+def test_campaign_words_the_registration_form_as_the_carriers_read_it() -> None:
+    form = campaign.registration(Program("Pebble Duel", "duel@example.org"))
+
+    assert {key: value for key, value in form.items() if key not in {"sample messages", "keywords"}} == {
+        "program": "Pebble Duel",
+        "support contact": "duel@example.org",
+        "use case description": "Pebble Duel is a rock-paper-scissors game played by SMS. A player texts the"
+        " number to join and play; the bot answers each text (nickname, throws, scores, help) and tells a"
+        " player when someone they play answers or challenges them. No marketing, no links, no third-party"
+        " content.",
+        "message flow (how a player opts in)": "The player opts in by texting the game's number first (any"
+        " text, e.g. HELP or NICK alice), having found the number where the operator publishes it. The bot"
+        " never texts a number that has not texted it. The first reply a number gets is the opt-in"
+        " confirmation (the first sample), and START after an opt-out gets it again.",
+        "message frequency": "depends on play: one reply per text, plus challenges and results",
+        "embedded links": "no",
+        "embedded phone numbers": "no",
+        "age-gated content": "no",
+        "opt-out note": "Twilio answers the exact opt-out keywords itself (its default text, or the Advanced"
+        " Opt-Out text you set); the bot sends the opt-out reply above, once, for an opt-out Twilio may not"
+        " have answered (a keyword typed with punctuation or full-width letters, or a request to stop in"
+        " other words). HELP gets the help reply, then a second SMS listing the game's commands.",
+    }
+    assert [(row["kind"], row["keywords"]) for row in form["keywords"]] == [
+        ("opt-in", "START, UNSTOP, YES"),
+        ("opt-out", "CANCEL, END, OPTOUT, QUIT, REVOKE, STOP, STOPALL, UNSUBSCRIBE"),
+        ("help", "HELP, INFO"),
+    ]
