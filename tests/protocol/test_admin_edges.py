@@ -1,0 +1,107 @@
+"""The operator's tool at the edges of `unlock`, `erase` and `dlq list` on moto: what it tells the
+operator word for word, a lease that expires the very second it looks, a stranger who registers
+while their lease is released, the audit line an erasure leaves, and a dead letter's age by the
+tool's own clock."""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+from typing import Any
+
+import boto3
+import pytest
+
+from serverless_rps.admin.errors import Refused
+from serverless_rps.admin.operations import ERASURE_REQUEST_PREFIX, Operator
+from serverless_rps.observability import logger
+from tests.conftest import ALICE, REGION, TABLES
+from tests.protocol.test_admin import CAROL, _register, deployed, operator
+
+__all__ = ["deployed", "operator"]
+
+NOW = 1_800_000_000.0
+
+
+def test_a_phone_without_a_lease_is_told_so(operator: Operator) -> None:
+    _register((ALICE, "alice"))
+    assert operator.unlock(CAROL, force=False) == {"phone": "+*******0003", "result": "no lease"}
+    assert operator.unlock(ALICE, force=False) == {"phone": "+*******0001", "result": "no lease"}
+
+
+def test_a_live_lease_is_refused_with_how_long_it_has_left(operator: Operator) -> None:
+    _register((ALICE, "alice"))
+    operator.store.lock(ALICE, "live", NOW + 25 - operator.settings.lock_lease_seconds)
+    operator.clock = lambda: NOW
+
+    with pytest.raises(Refused) as refusal:
+        operator.unlock(ALICE, force=False)
+
+    assert str(refusal.value) == (
+        "the lease on +*******0001 is live for 25 s more: an invocation is probably using it; wait, or use"
+        " --force"
+    )
+
+
+def test_a_lease_expiring_the_second_the_tool_looks_is_released_without_force(operator: Operator) -> None:
+    _register((ALICE, "alice"))
+    operator.store.lock(ALICE, "ending", NOW - operator.settings.lock_lease_seconds)
+    operator.clock = lambda: NOW
+    [expiry] = [operator.reads.read_player_row(ALICE).lease_expires_at]  # type: ignore[union-attr]
+    assert expiry == NOW
+
+    assert operator.unlock(ALICE, force=False) == {"phone": "+*******0001", "result": "released"}
+
+
+def test_a_stranger_who_registers_while_their_lease_is_released_keeps_it_and_the_operator_is_told(
+    operator: Operator,
+) -> None:
+    operator.store.lock(CAROL, "dead", time.time() - 3600)
+    release = operator.store.release
+    dynamodb = boto3.client("dynamodb", region_name=REGION)
+
+    def registering_meanwhile(locked: Any) -> None:
+        dynamodb.update_item(
+            TableName=TABLES.game_state,
+            Key={"phone_number": {"S": CAROL}},
+            UpdateExpression="SET player_id = :id, nickname = :name, display_name = :name",
+            ExpressionAttributeValues={":id": {"S": "carol-id"}, ":name": {"S": "carol"}},
+        )
+        release(locked)
+
+    operator.store.release = registering_meanwhile  # type: ignore[method-assign]
+
+    assert operator.unlock(CAROL, force=False) == {
+        "phone": "+*******0003",
+        "result": "not released: it changed meanwhile",
+    }
+
+
+def test_an_erasure_is_audited_as_the_opt_out_it_is(
+    operator: Operator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _register((ALICE, "alice"))
+    output = io.StringIO()
+    monkeypatch.setattr(logger.registered_handler, "stream", output)
+
+    result = operator.erase(ALICE)
+
+    assert (result["phone"], result["result"]) == ("+*******0001", "processed")
+    assert result["request"].startswith(ERASURE_REQUEST_PREFIX)
+    [audit] = [line for line in map(json.loads, output.getvalue().splitlines()) if line["message"] == "audit"]
+    assert (audit["decision"], audit["rule"], audit["confirm"], audit["sender"]) == (
+        "opt-out",
+        "advanced-opt-out",
+        False,
+        "+*******0001",
+    )
+
+
+def test_a_dead_letters_age_is_by_the_tools_clock(operator: Operator, deployed: Any) -> None:
+    deployed.send_message(QueueUrl=operator.settings.dead_letter_queue_url, MessageBody="{}")
+    operator.clock = lambda: time.time() + 3600
+
+    [row] = operator.dead_letters()
+
+    assert row["age_seconds"] == 3600
