@@ -16,8 +16,16 @@ import pytest
 from serverless_rps.admin.errors import Refused
 from serverless_rps.admin.operations import ERASURE_REQUEST_PREFIX, Operator
 from serverless_rps.observability import logger
+from serverless_rps_local.twilio_api import LocalTwilioApi
 from tests.conftest import ALICE, REGION, TABLES
-from tests.protocol.test_admin import CAROL, _register, deployed, operator
+from tests.protocol.test_admin import (
+    CAROL,
+    _a_reply_that_could_not_be_sent,
+    _admin,
+    _register,
+    deployed,
+    operator,
+)
 
 __all__ = ["deployed", "operator"]
 
@@ -105,3 +113,51 @@ def test_a_dead_letters_age_is_by_the_tools_clock(operator: Operator, deployed: 
     [row] = operator.dead_letters()
 
     assert row["age_seconds"] == 3600
+
+
+def test_status_counts_the_queue_and_takes_the_oldest_messages_age_from_its_latest_minute(
+    operator: Operator, deployed: Any
+) -> None:
+    queue = operator.settings.incoming_queue_url
+    for body in ("{}", "[]"):
+        deployed.send_message(QueueUrl=queue, MessageBody=body)
+    deployed.receive_message(QueueUrl=queue, MaxNumberOfMessages=1, VisibilityTimeout=60)
+    name = queue.rstrip("/").rsplit("/", 1)[-1]
+    cloudwatch = boto3.client("cloudwatch", region_name=REGION)
+    now = time.time()
+    for minutes_ago, age in ((5, 40.0), (2, 12.0)):
+        cloudwatch.put_metric_data(
+            Namespace="AWS/SQS",
+            MetricData=[
+                {
+                    "MetricName": "ApproximateAgeOfOldestMessage",
+                    "Dimensions": [{"Name": "QueueName", "Value": name}],
+                    "Timestamp": now - 60 * minutes_ago,
+                    "Value": age,
+                }
+            ],
+        )
+    asked: list[dict[str, Any]] = []
+    operator.cloudwatch.meta.events.register(
+        "provide-client-params.cloudwatch.GetMetricStatistics", lambda params, **_: asked.append(params)
+    )
+
+    status = operator.status()
+
+    assert status["incoming_queue"] == {"visible": 1, "in_flight": 1}
+    assert status["oldest_message_age_seconds"] == 12.0
+    [request] = asked
+    assert request["Period"] % 60 == 0, "CloudWatch refuses a period that is not a multiple of 60 s"
+
+
+def test_resend_all_takes_a_reply_that_failed_this_very_second(
+    operator: Operator, twilio: LocalTwilioApi
+) -> None:
+    sid = _a_reply_that_could_not_be_sent(twilio)
+    [message] = [m for m in operator.reads.scan_messages() if m.record is not None and m.record.undelivered()]
+    committed_at = message.ttl - operator.settings.completed_record_seconds
+    operator.clock = lambda: committed_at + 0.4
+
+    status, output = _admin(operator, "--yes", "outbox", "resend", "--all")
+
+    assert (status, json.loads(output)) == (0, [{"key": sid, "result": "resent", "was_missing": 2}])
