@@ -161,3 +161,16 @@ def test_resend_all_takes_a_reply_that_failed_this_very_second(
     status, output = _admin(operator, "--yes", "outbox", "resend", "--all")
 
     assert (status, json.loads(output)) == (0, [{"key": sid, "result": "resent", "was_missing": 2}])
+
+
+def test_status_names_each_claim_and_lease_past_expiry_with_how_long_ago(operator: Operator) -> None:
+    expiry, lease = operator.settings.in_progress_expiry_seconds, operator.settings.lock_lease_seconds
+    operator.store.claim("SM" + "d" * 32, "dead", NOW - expiry - 100)
+    operator.store.claim("SM" + "e" * 32, "ending", NOW - expiry)  # runs out this very second
+    operator.store.lock(CAROL, "dead", NOW - lease - 50)
+    operator.clock = lambda: NOW
+
+    status = operator.status()
+
+    assert status["claims_stuck_in_progress"] == [{"key": "SM" + "d" * 32, "expired_seconds_ago": 100}]
+    assert status["leases_past_expiry"] == [{"phone": "+*******0003", "expired_seconds_ago": 50}]
