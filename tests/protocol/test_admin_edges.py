@@ -17,12 +17,13 @@ from serverless_rps.admin.errors import Refused
 from serverless_rps.admin.operations import ERASURE_REQUEST_PREFIX, Operator
 from serverless_rps.observability import logger
 from serverless_rps_local.twilio_api import LocalTwilioApi
-from tests.conftest import ALICE, REGION, TABLES
+from tests.conftest import ALICE, BOB, REGION, TABLES
 from tests.protocol.test_admin import (
     CAROL,
     _a_reply_that_could_not_be_sent,
     _admin,
     _register,
+    _text,
     deployed,
     operator,
 )
@@ -174,3 +175,22 @@ def test_status_names_each_claim_and_lease_past_expiry_with_how_long_ago(operato
 
     assert status["claims_stuck_in_progress"] == [{"key": "SM" + "d" * 32, "expired_seconds_ago": 100}]
     assert status["leases_past_expiry"] == [{"phone": "+*******0003", "expired_seconds_ago": 50}]
+
+
+def test_outbox_pending_lists_the_reply_waiting_longest_first(
+    operator: Operator, twilio: LocalTwilioApi, clock: Any
+) -> None:
+    _register((ALICE, "alice"), (BOB, "bob"))
+    twilio.fail_next(1, status=500)
+    assert _text(("SM" + "c" * 32, ALICE, "rock bob"))["batchItemFailures"]
+    clock.tick(120)
+    twilio.fail_next(1, status=500)
+    assert _text(("SM" + "f" * 32, BOB, "score"))["batchItemFailures"]
+    operator.clock = time.time  # the frozen clock, as the game's
+
+    rows = operator.pending_outboxes()
+
+    assert [(row["key"], row["age_seconds"]) for row in rows] == [
+        ("SM" + "c" * 32, 120),
+        ("SM" + "f" * 32, 0),
+    ]
