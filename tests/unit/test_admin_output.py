@@ -323,3 +323,38 @@ def test_campaign_words_the_registration_form_as_the_carriers_read_it() -> None:
         ("opt-out", "CANCEL, END, OPTOUT, QUIT, REVOKE, STOP, STOPALL, UNSUBSCRIBE"),
         ("help", "HELP, INFO"),
     ]
+
+
+@pytest.mark.parametrize("found_by", ["stack", "environment"])
+def test_the_tool_connects_to_the_deployed_game_its_told_of(
+    monkeypatch: pytest.MonkeyPatch, found_by: str
+) -> None:
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        monkeypatch.setenv(name, "testing")
+    variables = _STACK["Resources"]["GameFunction"]["Properties"]["Environment"]["Variables"]
+    with mock_aws():
+        boto3.client("iam", region_name="us-east-1").create_role(
+            RoleName="rps-game", AssumeRolePolicyDocument=json.dumps({"Version": "2012-10-17"})
+        )
+        boto3.client("cloudformation", region_name="us-east-1").create_stack(
+            StackName="rps", TemplateBody=json.dumps(_STACK)
+        )
+        boto3.client("ssm", region_name="us-east-1").put_parameter(
+            Name=variables["TWILIO_AUTH_TOKEN_PARAMETER"], Value=TOKEN, Type="SecureString"
+        )
+        sqs = boto3.client("sqs", region_name="us-east-1")
+        dead_letters = sqs.create_queue(QueueName="rps-dlq")["QueueUrl"]
+        assert dead_letters == variables["DEAD_LETTER_QUEUE_URL"]
+        parked = sqs.send_message(QueueUrl=dead_letters, MessageBody="{}")["MessageId"]
+        if found_by == "stack":
+            argv = ["--stack", "rps", "--region", "us-east-1"]
+        else:
+            argv = ["--region", "us-east-1"]
+            for name, value in variables.items():
+                monkeypatch.setenv(name, value)
+        out = io.StringIO()
+
+        status = cli.main(["--json", "dlq", "list", *argv], out=out)
+
+    assert status == 0
+    assert [row["id"] for row in json.loads(out.getvalue())] == [parked]
