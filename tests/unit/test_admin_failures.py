@@ -75,7 +75,8 @@ def test_a_permission_aws_refuses_is_named_with_what_the_tool_needs(
     refused = ClientError({"Error": {"Code": "AccessDenied", "Message": "not allowed"}}, "Scan")
     assert _fails_with(refused, capsys) == (
         "error: An error occurred (AccessDenied) when calling the Scan operation: not allowed: your"
-        " credentials lack this permission (the tool reads, scans and changes the stack's tables and queues)\n"
+        " credentials lack this permission (the tool reads, scans and changes the stack's tables and"
+        " queues)\n"
     )
 
 
