@@ -194,3 +194,58 @@ def test_outbox_pending_lists_the_reply_waiting_longest_first(
         ("SM" + "c" * 32, 120),
         ("SM" + "f" * 32, 0),
     ]
+
+
+def test_player_shows_what_the_operator_asks_about_a_phone(
+    operator: Operator, twilio: LocalTwilioApi, clock: Any
+) -> None:
+    _register((ALICE, "alice"), (BOB, "bob"))
+    clock.tick(50)
+    throw, help_ = "SM" + "c" * 32, "SM" + "9" * 32
+    assert _text((throw, ALICE, "rock bob")) == {"batchItemFailures": []}
+    assert _text((help_, CAROL, "help")) == {"batchItemFailures": []}
+    clock.tick(100)
+    operator.store.claim("SM" + "d" * 32, "in-flight", time.time())  # a message with no record yet
+    operator.store.lock(ALICE, "live", time.time() - 5)
+    operator.store.lock(BOB, "dead", time.time() - operator.settings.lock_lease_seconds - 75)
+    operator.clock = time.time  # the frozen clock, as the game's
+    score = {"wins": 0, "losses": 0, "ties": 0, "streak": 0}
+    week = 7 * 24 * 3600 - 100
+
+    def messages(registration: str) -> list[dict[str, Any]]:
+        delivered = {"replies": "delivered", "delivery": "2 accepted"}
+        return [
+            {"key": throw, "age_seconds": 100, **delivered},
+            {"key": registration, "age_seconds": 150, **delivered},
+        ]
+
+    assert operator.player(ALICE) == {
+        "phone": ALICE,
+        "registered": True,
+        "nickname": "alice",
+        "score": score,
+        "waiting_on": [{"opponent": "bob", "move": "rock", "expires_in_seconds": week}],
+        "challenged_by": [],
+        "lease": {"state": "live", "expires_in_seconds": 20},
+        "reply_budget": {"level": 1.0, "notified": False},
+        "replies_not_sent": [],
+        "recent_messages": messages("SM" + "alice".rjust(32, "0")),
+    }
+    bob = operator.player(BOB)
+    assert (bob["waiting_on"], bob["challenged_by"]) == (
+        [],
+        [{"challenger": "alice", "expires_in_seconds": week}],
+    )
+    assert bob["lease"] == {"state": "expired", "expires_in_seconds": -75}
+    assert bob["recent_messages"] == messages("SM" + "bob".rjust(32, "0"))
+    assert operator.player(CAROL) == {
+        "phone": CAROL,
+        "registered": False,
+        "replies_not_sent": [],
+        "recent_messages": [
+            {"key": help_, "age_seconds": 100, "replies": "delivered", "delivery": "3 accepted"}
+        ],
+    }
+    with pytest.raises(Refused) as refusal:
+        operator.player("+15550000009")
+    assert str(refusal.value) == "no player and no message of +15550000009 (erased, or never texted the game)"
