@@ -358,3 +358,72 @@ def test_the_tool_connects_to_the_deployed_game_its_told_of(
 
     assert status == 0
     assert [row["id"] for row in json.loads(out.getvalue())] == [parked]
+
+
+# -- confirmations --------------------------------------------------------------------------------
+
+
+class _Changing:
+    """Stands for Operator where only the confirmation is under test: records the changes made."""
+
+    def __init__(self) -> None:
+        self.changes: list[tuple[str, Any]] = []
+
+    def redrive(self, ids: list[str] | None) -> list[dict[str, Any]]:
+        self.changes.append(("redrive", ids))
+        return [{"id": "moved"}]
+
+    def resend(self, keys: list[str]) -> list[dict[str, Any]]:
+        self.changes.append(("resend", keys))
+        return [{"key": "sent"}]
+
+
+@pytest.mark.parametrize(
+    ("argv", "question", "change"),
+    [
+        (["dlq", "redrive", "--all"], "Move every dead letter to the incoming queue.", ("redrive", None)),
+        (
+            ["dlq", "redrive", "a", "b"],
+            "Move 2 dead letter(s) to the incoming queue.",
+            ("redrive", ["a", "b"]),
+        ),
+        (["outbox", "resend", "SM1"], "Send the missing replies of 1 message(s).", ("resend", ["SM1"])),
+    ],
+)
+@pytest.mark.parametrize("yes", ["y", " Y ", "yes", "YES"])
+def test_a_change_is_made_once_the_operator_says_yes_in_any_case(
+    argv: list[str], question: str, change: tuple[str, Any], yes: str
+) -> None:
+    operator, asked = _Changing(), []
+
+    def ask(text: str) -> str:
+        asked.append(text)
+        return yes
+
+    assert cli.main(argv, connect=lambda _: operator, out=io.StringIO(), ask=ask) == 0  # type: ignore[arg-type,return-value]
+    assert asked == [f"{question} Go on? [y/N] "]
+    assert operator.changes == [change]
+
+
+@pytest.mark.parametrize("argv", [["dlq", "redrive", "--all"], ["outbox", "resend", "SM1"]])
+def test_anything_but_yes_changes_nothing(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    operator = _Changing()
+
+    status = cli.main(argv, connect=lambda _: operator, out=io.StringIO(), ask=lambda _: "n")  # type: ignore[arg-type,return-value]
+
+    assert (status, operator.changes) == (1, [])
+    assert capsys.readouterr().err == "nothing changed\n"
+
+
+def test_without_a_terminal_a_change_says_how_to_go_ahead(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr("sys.stdin.isatty", lambda: False)
+    operator = _Changing()
+
+    assert cli.main(["dlq", "redrive", "--all"], connect=lambda _: operator, out=io.StringIO()) == 2  # type: ignore[arg-type,return-value]
+    assert capsys.readouterr().err == (
+        "error: dlq changes things and asks first, and there is no terminal to ask on: nothing changed; give"
+        " --yes to go ahead without asking\n"
+    )
+    assert operator.changes == []
