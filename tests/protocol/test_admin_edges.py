@@ -249,3 +249,30 @@ def test_player_shows_what_the_operator_asks_about_a_phone(
     with pytest.raises(Refused) as refusal:
         operator.player("+15550000009")
     assert str(refusal.value) == "no player and no message of +15550000009 (erased, or never texted the game)"
+
+
+def test_resend_names_every_unknown_key_and_sends_the_rest_when_one_is_busy(
+    operator: Operator, twilio: LocalTwilioApi
+) -> None:
+    busy = _a_reply_that_could_not_be_sent(twilio)
+    twilio.fail_next(1, status=500)
+    free = "SM" + "f" * 32
+    assert _text((free, BOB, "score"))["batchItemFailures"]
+    record = operator.reads.read_completed(busy)
+    assert record is not None
+    assert operator.store.lease_outbox(record, "a-live-attempt", time.time()) is not None
+
+    rows = {row["key"]: row for row in operator.pending_outboxes()}
+    assert (rows[busy]["lease"], rows[free]["lease"]) == ("live", "free")
+
+    with pytest.raises(Refused) as refusal:
+        operator.resend([busy, "SM-unknown-2", "SM-unknown-1"])
+    assert str(refusal.value) == (
+        "no completed record with the key SM-unknown-2, SM-unknown-1; nothing sent (`outbox pending` shows"
+        " the keys)"
+    )
+
+    [not_now, sent] = operator.resend([busy, free])
+    assert not_now["key"] == busy
+    assert not_now["result"].startswith("not sent now: ")
+    assert sent == {"key": free, "result": "resent", "was_missing": 1}
