@@ -135,3 +135,21 @@ def test_tracing_is_decided_by_the_process_environment_when_given_none(
     assert tracing_enabled() is True
     monkeypatch.setenv("POWERTOOLS_TRACE_DISABLED", " TRUE ")
     assert tracing_enabled() is False
+
+
+@pytest.mark.parametrize(
+    ("force", "warning"),
+    [([], ""), (["--force"], " It is taken even if live (--force).")],
+    ids=["expired", "forced"],
+)
+def test_the_question_before_an_unlock_warns_when_a_live_lease_will_be_taken(
+    force: list[str], warning: str
+) -> None:
+    asked: list[str] = []
+
+    def ask(question: str) -> str:
+        asked.append(question)
+        return "n"
+
+    assert cli.main(["unlock", "alice", *force], connect=lambda _: _Named(), out=io.StringIO(), ask=ask) == 1  # type: ignore[arg-type,return-value]
+    assert asked == [f"Release the lease on alice (+15550000001).{warning} Go on? [y/N] "]

@@ -106,6 +106,11 @@ def test_a_result_prints_as_lines_then_its_tables_with_a_dash_for_nothing_and_li
     )
 
 
+def test_two_tables_in_a_result_print_one_after_the_other() -> None:
+    result = {"total": 2, "first": [{"a": 1}], "second": [{"b": 2}]}
+    assert _main("status", operator=_Operator(result)) == (0, "total: 2\nfirst:\na\n1\n\nsecond:\nb\n2\n\n")
+
+
 def test_a_list_prints_as_one_table_and_an_empty_one_says_so() -> None:
     rows = [{"id": "a", "tries": 1}, {"id": "bcd", "error": "throttled"}]
     assert _main("status", operator=_Operator(rows)) == (
@@ -142,6 +147,7 @@ def test_campaign_with_stack_words_the_form_with_the_deployed_functions_program(
     for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
         monkeypatch.setenv(name, "testing")
     monkeypatch.setenv("PROGRAM_NAME", "Not The Deployed One")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "eu-west-1")  # --region wins
     stack = copy.deepcopy(_STACK)
     variables = stack["Resources"]["GameFunction"]["Properties"]["Environment"]["Variables"]
     variables |= {"PROGRAM_NAME": "Pebble Duel", "SUPPORT_CONTACT": "duel@example.org"}
@@ -318,6 +324,9 @@ def test_campaign_words_the_registration_form_as_the_carriers_read_it() -> None:
         " have answered (a keyword typed with punctuation or full-width letters, or a request to stop in"
         " other words). HELP gets the help reply, then a second SMS listing the game's commands.",
     }
+    samples = campaign.sample_messages(Program("Pebble Duel", "duel@example.org"))
+    assert form["sample messages"] == [{"sample": n, "message": text} for n, text in enumerate(samples, 1)]
+    assert form["sample messages"][0]["sample"] == 1
     assert [(row["kind"], row["keywords"]) for row in form["keywords"]] == [
         ("opt-in", "START, UNSTOP, YES"),
         ("opt-out", "CANCEL, END, OPTOUT, QUIT, REVOKE, STOP, STOPALL, UNSUBSCRIBE"),

@@ -14,6 +14,7 @@ from botocore.stub import Stubber
 from moto import mock_aws
 
 from serverless_rps.admin import locate
+from serverless_rps.admin.verify import webhook_url
 from serverless_rps.config import ConfigurationError
 
 
@@ -54,6 +55,8 @@ def cloudformation(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
             "Outputs": {"Other": {"Value": "x"}, "WebhookUrl": {"Value": "https://example.com/sms"}},
         }
         client.create_stack(StackName="rps", TemplateBody=json.dumps(template))
+        bare = {"Resources": {"Queue": {"Type": "AWS::SQS::Queue"}}}
+        client.create_stack(StackName="bare", TemplateBody=json.dumps(bare))
         yield client
 
 
@@ -62,6 +65,8 @@ def test_a_stacks_output_is_read_by_its_name_and_a_missing_one_named(cloudformat
     with pytest.raises(ConfigurationError) as missing:
         locate.stack_output(cloudformation, "rps", "NoSuchOutput")
     assert str(missing.value) == "stack rps has no output NoSuchOutput"
+    with pytest.raises(ConfigurationError, match=r"^stack bare has no output WebhookUrl$"):
+        locate.stack_output(cloudformation, "bare", "WebhookUrl")
 
 
 def test_the_output_of_a_stack_that_is_not_there_names_the_region_looked_in(cloudformation: Any) -> None:
@@ -81,4 +86,13 @@ def test_a_stack_that_cannot_be_described_says_so_with_the_error() -> None:
             locate.stack_output(client, "rps", "WebhookUrl")
     assert str(refused.value).startswith(
         "stack rps in eu-west-1: cannot be described (An error occurred (AccessDenied)"
+    )
+
+
+def test_a_stack_url_with_a_placeholder_and_no_secret_says_where_to_set_it() -> None:
+    with pytest.raises(ConfigurationError) as missing:
+        webhook_url("https://abc.execute-api.us-east-1.amazonaws.com/sms/<WebhookPathSecret>", None)
+    assert str(missing.value) == (
+        "the webhook's path holds the stack's WebhookPathSecret: set WEBHOOK_PATH_SECRET in the environment"
+        " (it is not echoed by CloudFormation)"
     )
