@@ -138,6 +138,17 @@ def test_status_counts_the_queue_and_takes_the_oldest_messages_age_from_its_late
                 }
             ],
         )
+    cloudwatch.put_metric_data(
+        Namespace="AWS/SQS",
+        MetricData=[
+            {
+                "MetricName": "ApproximateAgeOfOldestMessage",
+                "Dimensions": [{"Name": "QueueName", "Value": "another-stacks-queue"}],
+                "Timestamp": now - 60,
+                "Value": 99.0,
+            }
+        ],
+    )
     asked: list[dict[str, Any]] = []
     operator.cloudwatch.meta.events.register(
         "provide-client-params.cloudwatch.GetMetricStatistics", lambda params, **_: asked.append(params)
@@ -169,6 +180,7 @@ def test_status_names_each_claim_and_lease_past_expiry_with_how_long_ago(operato
     operator.store.claim("SM" + "d" * 32, "dead", NOW - expiry - 100)
     operator.store.claim("SM" + "e" * 32, "ending", NOW - expiry)  # runs out this very second
     operator.store.lock(CAROL, "dead", NOW - lease - 50)
+    operator.store.lock(ALICE, "ending", NOW - lease)  # runs out this very second
     operator.clock = lambda: NOW
 
     status = operator.status()
@@ -190,10 +202,11 @@ def test_outbox_pending_lists_the_reply_waiting_longest_first(
 
     rows = operator.pending_outboxes()
 
-    assert [(row["key"], row["age_seconds"]) for row in rows] == [
-        ("SM" + "c" * 32, 120),
-        ("SM" + "f" * 32, 0),
-    ]
+    oldest, newest = ("SM" + "c" * 32, 120), ("SM" + "f" * 32, 0)
+    assert [(row["key"], row["age_seconds"]) for row in rows] == [oldest, newest]
+    status = operator.status()
+    assert [(row["key"], row["age_seconds"]) for row in status["replies_not_sent"]] == [oldest, newest]
+    assert status["oldest_unsent_age_seconds"] == 120
 
 
 def test_player_shows_what_the_operator_asks_about_a_phone(
@@ -246,6 +259,19 @@ def test_player_shows_what_the_operator_asks_about_a_phone(
             {"key": help_, "age_seconds": 100, "replies": "delivered", "delivery": "3 accepted"}
         ],
     }
+    operator.unlock(ALICE, force=True)
+    assert operator.player(ALICE)["lease"] is None
+    operator.store.lock(ALICE, "ending", time.time() - operator.settings.lock_lease_seconds)
+    assert operator.player(ALICE)["lease"] == {"state": "expired", "expires_in_seconds": 0}
+    operator.store.lock(CAROL, "bare", time.time())  # a stranger's row, only a lease
+    carol = operator.player(CAROL)
+    assert (carol["registered"], carol["nickname"], carol["score"], carol["waiting_on"]) == (
+        False,
+        None,
+        None,
+        [],
+    )
+    assert carol["lease"] == {"state": "live", "expires_in_seconds": operator.settings.lock_lease_seconds}
     with pytest.raises(Refused) as refusal:
         operator.player("+15550000009")
     assert str(refusal.value) == "no player and no message of +15550000009 (erased, or never texted the game)"
