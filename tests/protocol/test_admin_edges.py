@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 import time
+from dataclasses import replace
 from typing import Any
 
 import boto3
@@ -119,11 +120,13 @@ def test_a_dead_letters_age_is_by_the_tools_clock(operator: Operator, deployed: 
 def test_status_counts_the_queue_and_takes_the_oldest_messages_age_from_its_latest_minute(
     operator: Operator, deployed: Any
 ) -> None:
-    queue = operator.settings.incoming_queue_url
+    # Named as CloudFormation names the stack's queue: its random suffix may end with any letter.
+    name = "rps-IncomingQueue-Q1X"
+    queue = deployed.create_queue(QueueName=name)["QueueUrl"]
+    operator.settings = replace(operator.settings, incoming_queue_url=queue)
     for body in ("{}", "[]"):
         deployed.send_message(QueueUrl=queue, MessageBody=body)
     deployed.receive_message(QueueUrl=queue, MaxNumberOfMessages=1, VisibilityTimeout=60)
-    name = queue.rstrip("/").rsplit("/", 1)[-1]
     cloudwatch = boto3.client("cloudwatch", region_name=REGION)
     now = time.time()
     for minutes_ago, age in ((5, 40.0), (2, 12.0)):
