@@ -305,3 +305,55 @@ def test_resend_names_every_unknown_key_and_sends_the_rest_when_one_is_busy(
     assert not_now["key"] == busy
     assert not_now["result"].startswith("not sent now: ")
     assert sent == {"key": free, "result": "resent", "was_missing": 1}
+
+
+def test_status_lists_unsent_replies_longest_waiting_first(
+    operator: Operator, twilio: LocalTwilioApi, clock: Any
+) -> None:
+    _register((ALICE, "alice"), (BOB, "bob"))
+    twilio.fail_next(1, status=500)
+    assert _text(("SM" + "c" * 32, ALICE, "rock bob"))["batchItemFailures"]
+    clock.tick(120)
+    twilio.fail_next(1, status=500)
+    assert _text(("SM" + "f" * 32, BOB, "score"))["batchItemFailures"]
+    operator.clock = time.time  # the frozen clock, as the game's
+
+    status = operator.status()
+
+    rows = [(row["key"], row["age_seconds"]) for row in status["replies_not_sent"]]
+    assert rows == [("SM" + "c" * 32, 120), ("SM" + "f" * 32, 0)]
+    assert status["oldest_unsent_age_seconds"] == 120
+
+
+def test_an_outbox_lease_ending_the_second_the_tool_looks_is_free(
+    operator: Operator, twilio: LocalTwilioApi
+) -> None:
+    sid = _a_reply_that_could_not_be_sent(twilio)
+    record = operator.reads.read_completed(sid)
+    assert record is not None
+    leased = operator.store.lease_outbox(record, "an-attempt", time.time())
+    assert leased is not None
+    operator.clock = lambda: leased.lease_expires_at
+
+    [row] = operator.pending_outboxes()
+
+    assert row["lease"] == "free"
+
+
+def test_an_opponent_whose_record_is_gone_is_shown_by_masked_number(operator: Operator) -> None:
+    _register((ALICE, "alice"), (BOB, "bob"))
+    assert _text(("SM" + "c" * 32, ALICE, "rock bob")) == {"batchItemFailures": []}
+    boto3.client("dynamodb", region_name=REGION).delete_item(
+        TableName=TABLES.game_state, Key={"phone_number": {"S": BOB}}
+    )
+
+    assert [game["opponent"] for game in operator.player(ALICE)["waiting_on"]] == ["+*******0002"]
+
+
+def test_a_message_still_in_progress_hides_none_of_a_phones_messages(operator: Operator) -> None:
+    operator.store.claim("SM" + "0" * 32, "in-flight", time.time())  # first in the table: no record yet
+    _register((ALICE, "alice"))
+
+    assert [row["key"] for row in operator.player(ALICE)["recent_messages"]] == [
+        "SM" + "alice".rjust(32, "0")
+    ]

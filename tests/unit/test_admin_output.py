@@ -163,12 +163,15 @@ def test_campaign_with_stack_words_the_form_with_the_deployed_functions_program(
     assert json.loads(output) == campaign.registration(Program("Pebble Duel", "duel@example.org"))
 
 
+@pytest.mark.parametrize(
+    "argv", [["campaign", "--verbose"], ["--verbose", "campaign"]], ids=["after", "before"]
+)
 def test_campaign_verbose_shows_the_traceback_behind_its_one_line(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], argv: list[str]
 ) -> None:
     monkeypatch.setenv("PROGRAM_NAME", "x" * 200)
 
-    assert _main("campaign", "--verbose") == (1, "")
+    assert _main(*argv) == (1, "")
 
     stderr = capsys.readouterr().err
     assert stderr.startswith("Traceback (most recent call last):")
@@ -340,6 +343,7 @@ def test_the_tool_connects_to_the_deployed_game_its_told_of(
 ) -> None:
     for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
         monkeypatch.setenv(name, "testing")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "eu-west-1")  # --region wins, for every client
     variables = _STACK["Resources"]["GameFunction"]["Properties"]["Environment"]["Variables"]
     with mock_aws():
         boto3.client("iam", region_name="us-east-1").create_role(
