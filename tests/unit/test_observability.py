@@ -77,3 +77,18 @@ def test_untraced_leaves_a_handler_as_it_is_in_both_decorator_forms() -> None:
 def test_a_logged_phone_number_keeps_only_its_last_four_digits() -> None:
     assert mask_phone("+15551234567") == "+*******4567"
     assert mask_phone(None) == "<none>"
+
+
+def test_a_duration_metric_is_in_milliseconds_and_never_below_zero() -> None:
+    from serverless_rps.observability import metrics, milliseconds
+
+    metrics.clear_metrics()
+    try:
+        milliseconds("ReplyDelay", 0.5)
+        milliseconds("ReplyDelay", -20.0)
+        emitted = metrics.serialize_metric_set()
+    finally:
+        metrics.clear_metrics()
+    [definition] = emitted["_aws"]["CloudWatchMetrics"][0]["Metrics"]
+    assert definition == {"Name": "ReplyDelay", "Unit": "Milliseconds"}
+    assert emitted["ReplyDelay"] == [0.5, 0.0]

@@ -1,0 +1,37 @@
+"""A status callback the route refuses says which parameter is repeated, and where: in the query
+(blank values counted) or in the form; a name too long to quote is cut to 40 characters."""
+
+from __future__ import annotations
+
+from serverless_rps.status_callbacks import read_status_callback
+
+FORM = [("MessageSid", "SM" + "1" * 32), ("MessageStatus", "delivered")]
+
+
+def test_a_parameter_repeated_in_the_query_is_refused_even_blank() -> None:
+    assert (
+        read_status_callback("key=SMabc&index=0&key=", FORM, 0.0)
+        == "query parameter key appears more than once"
+    )
+
+
+def test_a_parameter_repeated_in_the_form_is_named_as_the_forms() -> None:
+    form = [*FORM, ("MessageStatus", "sent")]
+    assert (
+        read_status_callback("key=SMabc&index=0", form, 0.0)
+        == "form parameter MessageStatus appears more than once"
+    )
+
+
+def test_a_long_repeated_name_is_quoted_to_forty_characters() -> None:
+    name = "n" * 60
+    assert (
+        read_status_callback(f"{name}=1&{name}=2", FORM, 0.0)
+        == f"query parameter {'n' * 40} appears more than once"
+    )
+
+
+def test_a_callback_without_its_records_key_is_refused() -> None:
+    assert (
+        read_status_callback("index=0", FORM, 0.0) == "key or index missing or malformed in the query string"
+    )
