@@ -92,3 +92,10 @@ def test_a_duration_metric_is_in_milliseconds_and_never_below_zero() -> None:
     [definition] = emitted["_aws"]["CloudWatchMetrics"][0]["Metrics"]
     assert definition == {"Name": "ReplyDelay", "Unit": "Milliseconds"}
     assert emitted["ReplyDelay"] == [0.5, 0.0]
+
+
+def test_with_tracing_off_the_tracer_is_the_one_that_does_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    from serverless_rps import observability
+
+    monkeypatch.delenv("LAMBDA_TASK_ROOT", raising=False)
+    assert isinstance(observability._tracer(), Untraced)

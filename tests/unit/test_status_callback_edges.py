@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from serverless_rps.status_callbacks import read_status_callback
+from serverless_rps.status_callbacks import STATUS_ROUTE_SUFFIX, is_status_route, read_status_callback
 
 FORM = [("MessageSid", "SM" + "1" * 32), ("MessageStatus", "delivered")]
 
@@ -35,3 +35,20 @@ def test_a_callback_without_its_records_key_is_refused() -> None:
     assert (
         read_status_callback("index=0", FORM, 0.0) == "key or index missing or malformed in the query string"
     )
+
+
+def test_a_callback_missing_a_field_is_refused_naming_it() -> None:
+    sid, status = FORM
+    assert (
+        read_status_callback("key=SMabc", FORM, 0.0)
+        == "key or index missing or malformed in the query string"
+    )
+    assert read_status_callback("key=SMabc&index=0", [status], 0.0) == "MessageSid missing or malformed"
+    assert read_status_callback("key=SMabc&index=0", [sid], 0.0) == "MessageStatus missing or malformed"
+
+
+def test_the_status_route_is_known_with_or_without_a_trailing_slash() -> None:
+    assert is_status_route(f"/sms/s3cret{STATUS_ROUTE_SUFFIX}/")
+    assert is_status_route(f"/sms/s3cret{STATUS_ROUTE_SUFFIX}")
+    assert not is_status_route(f"/sms/s3cret{STATUS_ROUTE_SUFFIX}X")
+    assert not is_status_route("/sms/s3cret")
