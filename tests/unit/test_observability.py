@@ -99,3 +99,21 @@ def test_with_tracing_off_the_tracer_is_the_one_that_does_nothing(monkeypatch: p
 
     monkeypatch.delenv("LAMBDA_TASK_ROOT", raising=False)
     assert isinstance(observability._tracer(), Untraced)
+
+
+def test_with_tracing_on_the_tracer_names_the_service_and_traces_aws_and_twilio_calls(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import aws_lambda_powertools.tracing
+
+    from serverless_rps import observability
+
+    built: list[dict[str, object]] = []
+    monkeypatch.setattr(aws_lambda_powertools.tracing, "Tracer", lambda **options: built.append(options))
+    monkeypatch.setenv("LAMBDA_TASK_ROOT", "/var/task")
+    for name in ("POWERTOOLS_TRACE_DISABLED", "AWS_SAM_LOCAL", "AWS_CHALICE_CLI_MODE"):
+        monkeypatch.delenv(name, raising=False)
+
+    observability._tracer()
+
+    assert built == [{"service": "serverless-rps", "patch_modules": ["boto3", "requests"]}]

@@ -41,6 +41,9 @@ class _Unreachable:
     def send_message(self, **_: object) -> None:
         raise EndpointConnectionError(endpoint_url="https://sqs.us-east-1.amazonaws.com/")
 
+    def change_message_visibility(self, **_: object) -> None:
+        raise EndpointConnectionError(endpoint_url="https://sqs.us-east-1.amazonaws.com/")
+
 
 def test_a_queue_that_cannot_be_reached_is_an_outage_named_by_what_failed() -> None:
     with pytest.raises(QueueUnavailable) as outage:
@@ -51,6 +54,11 @@ def test_a_queue_that_cannot_be_reached_is_an_outage_named_by_what_failed() -> N
             "{}", "poison", "m-1"
         )
     assert str(outage.value) == "could not park the message on the dead-letter queue"
+    with pytest.raises(QueueUnavailable) as outage:
+        IncomingQueue(_Unreachable(), "https://sqs.us-east-1.amazonaws.com/1/incoming").redeliver_in(
+            "handle", 5
+        )
+    assert str(outage.value) == "could not shorten the visibility timeout"
 
 
 def test_a_dead_letter_queue_that_is_not_there_is_a_configuration_problem(aws: None) -> None:
