@@ -49,3 +49,19 @@ def test_a_connection_dropped_after_the_request_was_sent_may_have_been_sent(hang
     with pytest.raises(SmsTemporarilyFailed) as failed:
         gateway.send(HELLO)
     assert failed.value.maybe_sent, "Twilio may have taken it before the connection dropped"
+
+
+def test_a_connection_never_made_certainly_did_not_send() -> None:
+    """A listener whose queue of connections is full: the connect times out, nothing was sent."""
+    with socket.create_server(("127.0.0.1", 0), backlog=0) as server:
+        address = server.getsockname()
+        queued = [socket.create_connection(address, timeout=1)]  # fills the queue: never accepted
+        try:
+            gateway = TwilioSmsGateway(TWILIO_ACCOUNT, TWILIO_TOKEN, f"http://127.0.0.1:{address[1]}")
+            with pytest.raises(SmsTemporarilyFailed) as failed:
+                gateway.send(HELLO)
+        finally:
+            for connection in queued:
+                connection.close()
+    assert "ConnectTimeout" in str(failed.value)
+    assert not failed.value.maybe_sent, "no connection was made: Twilio never saw it"
