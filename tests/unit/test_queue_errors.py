@@ -100,3 +100,10 @@ def test_a_parked_message_keeps_its_body_its_reason_within_sqss_limit_and_where_
         "not json",
         "body is not JSON",
     )
+
+
+def test_shortening_the_wait_on_a_queue_that_is_not_there_is_a_configuration_problem(aws: None) -> None:
+    sqs = boto3.client("sqs", region_name="us-east-1")
+    missing = "https://sqs.us-east-1.amazonaws.com/123456789012/no-such-queue"
+    with pytest.raises(ConfigurationProblem, match=r"SQS says AWS\.SimpleQueueService\.NonExistentQueue"):
+        IncomingQueue(sqs, missing).redeliver_in("a-receipt-handle", 5)
