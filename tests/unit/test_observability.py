@@ -77,3 +77,43 @@ def test_untraced_leaves_a_handler_as_it_is_in_both_decorator_forms() -> None:
 def test_a_logged_phone_number_keeps_only_its_last_four_digits() -> None:
     assert mask_phone("+15551234567") == "+*******4567"
     assert mask_phone(None) == "<none>"
+
+
+def test_a_duration_metric_is_in_milliseconds_and_never_below_zero() -> None:
+    from serverless_rps.observability import metrics, milliseconds
+
+    metrics.clear_metrics()
+    try:
+        milliseconds("ReplyDelay", 0.5)
+        milliseconds("ReplyDelay", -20.0)
+        emitted = metrics.serialize_metric_set()
+    finally:
+        metrics.clear_metrics()
+    [definition] = emitted["_aws"]["CloudWatchMetrics"][0]["Metrics"]
+    assert definition == {"Name": "ReplyDelay", "Unit": "Milliseconds"}
+    assert emitted["ReplyDelay"] == [0.5, 0.0]
+
+
+def test_with_tracing_off_the_tracer_is_the_one_that_does_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    from serverless_rps import observability
+
+    monkeypatch.delenv("LAMBDA_TASK_ROOT", raising=False)
+    assert isinstance(observability._tracer(), Untraced)
+
+
+def test_with_tracing_on_the_tracer_names_the_service_and_traces_aws_and_twilio_calls(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import aws_lambda_powertools.tracing
+
+    from serverless_rps import observability
+
+    built: list[dict[str, object]] = []
+    monkeypatch.setattr(aws_lambda_powertools.tracing, "Tracer", lambda **options: built.append(options))
+    monkeypatch.setenv("LAMBDA_TASK_ROOT", "/var/task")
+    for name in ("POWERTOOLS_TRACE_DISABLED", "AWS_SAM_LOCAL", "AWS_CHALICE_CLI_MODE"):
+        monkeypatch.delenv(name, raising=False)
+
+    observability._tracer()
+
+    assert built == [{"service": "serverless-rps", "patch_modules": ["boto3", "requests"]}]

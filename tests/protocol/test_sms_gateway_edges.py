@@ -1,0 +1,67 @@
+"""Whether a failed send may have reached Twilio, at the edges of the connection: a connection
+Twilio's end dropped before answering may follow its accepting the SMS; a connection that was
+never made (the connect timed out) certainly did not."""
+
+from __future__ import annotations
+
+import socket
+import threading
+from collections.abc import Iterator
+
+import pytest
+
+from serverless_rps.exceptions import SmsTemporarilyFailed
+from serverless_rps.ports import OutboundSms
+from serverless_rps.sms_gateway import TwilioSmsGateway
+from tests.conftest import TWILIO_ACCOUNT, TWILIO_TOKEN
+
+HELLO = OutboundSms("+15551110001", "+15550000000", "hello")
+
+
+@pytest.fixture
+def hanging_up() -> Iterator[str]:
+    """A server that takes each request, reads it, and closes the connection without a word."""
+    server = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+
+    def serve() -> None:
+        server.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                connection, _ = server.accept()
+            except TimeoutError:
+                continue
+            with connection:
+                connection.recv(65536)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.getsockname()[1]}"
+    finally:
+        stop.set()
+        thread.join()
+        server.close()
+
+
+def test_a_connection_dropped_after_the_request_was_sent_may_have_been_sent(hanging_up: str) -> None:
+    gateway = TwilioSmsGateway(TWILIO_ACCOUNT, TWILIO_TOKEN, hanging_up)
+    with pytest.raises(SmsTemporarilyFailed) as failed:
+        gateway.send(HELLO)
+    assert failed.value.maybe_sent, "Twilio may have taken it before the connection dropped"
+
+
+def test_a_connection_never_made_certainly_did_not_send() -> None:
+    """A listener whose queue of connections is full: the connect times out, nothing was sent."""
+    with socket.create_server(("127.0.0.1", 0), backlog=0) as server:
+        address = server.getsockname()
+        queued = [socket.create_connection(address, timeout=1)]  # fills the queue: never accepted
+        try:
+            gateway = TwilioSmsGateway(TWILIO_ACCOUNT, TWILIO_TOKEN, f"http://127.0.0.1:{address[1]}")
+            with pytest.raises(SmsTemporarilyFailed) as failed:
+                gateway.send(HELLO)
+        finally:
+            for connection in queued:
+                connection.close()
+    assert "ConnectTimeout" in str(failed.value)
+    assert not failed.value.maybe_sent, "no connection was made: Twilio never saw it"

@@ -1,0 +1,54 @@
+"""A status callback the route refuses says which parameter is repeated, and where: in the query
+(blank values counted) or in the form; a name too long to quote is cut to 40 characters."""
+
+from __future__ import annotations
+
+from serverless_rps.status_callbacks import STATUS_ROUTE_SUFFIX, is_status_route, read_status_callback
+
+FORM = [("MessageSid", "SM" + "1" * 32), ("MessageStatus", "delivered")]
+
+
+def test_a_parameter_repeated_in_the_query_is_refused_even_blank() -> None:
+    assert (
+        read_status_callback("key=SMabc&index=0&key=", FORM, 0.0)
+        == "query parameter key appears more than once"
+    )
+
+
+def test_a_parameter_repeated_in_the_form_is_named_as_the_forms() -> None:
+    form = [*FORM, ("MessageStatus", "sent")]
+    assert (
+        read_status_callback("key=SMabc&index=0", form, 0.0)
+        == "form parameter MessageStatus appears more than once"
+    )
+
+
+def test_a_long_repeated_name_is_quoted_to_forty_characters() -> None:
+    name = "n" * 60
+    assert (
+        read_status_callback(f"{name}=1&{name}=2", FORM, 0.0)
+        == f"query parameter {'n' * 40} appears more than once"
+    )
+
+
+def test_a_callback_without_its_records_key_is_refused() -> None:
+    assert (
+        read_status_callback("index=0", FORM, 0.0) == "key or index missing or malformed in the query string"
+    )
+
+
+def test_a_callback_missing_a_field_is_refused_naming_it() -> None:
+    sid, status = FORM
+    assert (
+        read_status_callback("key=SMabc", FORM, 0.0)
+        == "key or index missing or malformed in the query string"
+    )
+    assert read_status_callback("key=SMabc&index=0", [status], 0.0) == "MessageSid missing or malformed"
+    assert read_status_callback("key=SMabc&index=0", [sid], 0.0) == "MessageStatus missing or malformed"
+
+
+def test_the_status_route_is_known_with_or_without_a_trailing_slash() -> None:
+    assert is_status_route(f"/sms/s3cret{STATUS_ROUTE_SUFFIX}/")
+    assert is_status_route(f"/sms/s3cret{STATUS_ROUTE_SUFFIX}")
+    assert not is_status_route(f"/sms/s3cret{STATUS_ROUTE_SUFFIX}X")
+    assert not is_status_route("/sms/s3cret")
