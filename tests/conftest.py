@@ -88,6 +88,8 @@ SLOW: tuple[tuple[str, str, str], ...] = (
     ("tests/docs/", "", "runs every documented command in a copy of the tree"),
     ("tests/protocol/test_concurrency.py", "", "threads against one server, 30 trials"),
     ("tests/protocol/test_erasure.py", "fifty_throws", "fifty games set up first"),
+    ("tests/protocol/test_sms_gateway.py", "lost_to_the_client_timeout", "the client's 5 s timeout"),
+    ("tests/protocol/test_sms_gateway_edges.py", "never_made", "the client's 5 s connect timeout"),
 )
 
 
