@@ -104,6 +104,12 @@ def _recording_a_status(game: Game) -> Callable[[], object]:
     )
 
 
+def _withholding(game: Game) -> Callable[[], object]:
+    record = _waiting_record(game)
+    index = record.undelivered()[0]
+    return lambda: game.store.withhold_number(record.key, index, record.outbox[index].to, SENDING)
+
+
 def _restoring(game: Game) -> Callable[[], object]:
     record = _waiting_record(game)
     index = record.undelivered()[0]
@@ -134,9 +140,12 @@ STEPS: list[tuple[str, str, Setup]] = [
     # The status route's one write (the webhook), and the undoing of an opt-out confirmation's
     # withheld number after a send that certainly failed (processing).
     ("record a delivery status", "UpdateItem", _recording_a_status),
+    ("withhold a number", "UpdateItem", _withholding),
     ("restore a withheld reply", "UpdateItem", _restoring),
     ("drop a sent outbox", "UpdateItem", _sent_but_not_recorded),
     ("read a contact", "GetItem", lambda game: lambda: game.store.erase_pending_replies(BOB)),
+    # The look before re-sending reads what other records sent the number (reconciliation).
+    ("read a contact", "GetItem", lambda game: lambda: game.store.others_sending_to(BOB, THROW_SID)),
     (
         "read records",
         "BatchGetItem",
