@@ -208,6 +208,18 @@ def test_a_stop_after_its_own_reply_went_out_erases_it_and_the_others_still_get_
     )
     assert BOB not in json.dumps(waiting), "bob's delivered reply no longer holds his number"
     assert "rock" not in waiting["outbox"]["L"][0]["M"]["body"]["S"], "nor its text"
+    # The record is off bob's pending replies now, but what it sent him stays known to a look
+    # before re-sending to his number (his contact record, a keyed hash, outlives the STOP).
+    [acknowledgement] = [
+        sid for reply, sid in game.sms.accepted if reply == ReplyId(bob_throw.idempotency_key, 0)
+    ]
+    bobs = next(
+        item
+        for item in game.items(TABLES.idempotency)
+        if item["messageId"]["S"] == game.store.contact_id(BOB)
+    )
+    assert bob_throw.idempotency_key not in bobs.get("pending_replies", {}).get("SS", [])
+    assert acknowledgement in bobs["recent_sids"]["SS"]
 
     game.processor.process(bob_throw)  # the redelivery still brings alice her challenge, once
     assert game.sms.to(ALICE).count(replies.challenged("bob")) == 1
