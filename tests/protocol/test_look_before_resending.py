@@ -200,3 +200,38 @@ def test_another_messages_identical_reply_is_never_taken_for_one_never_sent(game
         for value in item["delivered"]["M"].values()
     ]
     assert sorted(recorded) == sorted(sms.sid for sms in game.sms.listed if sms.sid not in earlier)
+
+
+def test_a_pending_record_that_cannot_be_read_proves_nothing_so_the_reply_is_sent(
+    game: Game, clock: Any
+) -> None:
+    # As above, but the second message's record is gone when the first's redelivery looks (it
+    # expired, or was deleted by hand) while Alice's contact record still lists it as pending.
+    # Nothing then proves that the identical SMS in the list is not the second's: send.
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    earlier = {sms.sid for sms in game.sms.listed}
+    first, second = "SM" + "1" * 32, "SM" + "2" * 32
+    never_sends = MessageProcessor(game.store, DiesBeforeSending(), limits=Limits(), lock_wait_seconds=0)
+    with pytest.raises(Crash):
+        never_sends.process(game.inbound(ALICE, "games", first))
+    accepted = MessageProcessor(
+        game.store, DiesAfterTwilioAccepts(game.sms), limits=Limits(), lock_wait_seconds=0
+    )
+    with pytest.raises(Crash):
+        accepted.process(game.inbound(ALICE, "games", second))
+    game.dynamodb.delete_item(TableName=TABLES.idempotency, Key={"messageId": {"S": second}})
+    [reply] = [sms.body for sms in game.sms.listed if sms.sid not in earlier and sms.to == ALICE]
+
+    clock.tick(IN_PROGRESS_SECONDS + 1)
+    assert game.text(ALICE, "games", sid=first) is Result.RESENT
+    assert [sms.body for sms in game.sms.listed if sms.sid not in earlier and sms.to == ALICE] == [
+        reply,
+        reply,
+    ], "the first message's reply is sent: a duplicate is allowed, a lost reply never is"
+    [recorded] = [
+        value["S"]
+        for item in game.items(TABLES.idempotency)
+        if item["messageId"]["S"] == first
+        for value in item["delivered"]["M"].values()
+    ]
+    assert recorded == game.sms.listed[-1].sid, "its own send, not the second message's"
