@@ -12,6 +12,7 @@ from serverless_rps.exceptions import ConfigurationProblem, SmsTemporarilyFailed
 from serverless_rps.game import Limits
 from serverless_rps.ports import OutboundSms, ReplyId
 from serverless_rps.processing import MessageProcessor, Result
+from serverless_rps.reconciliation import LIST_LIMIT
 from serverless_rps.rules import Move, Outcome
 from tests.conftest import ALICE, BOB, IN_PROGRESS_SECONDS, TABLES, FakeSms, Game
 from tests.protocol.crashes import Crash
@@ -85,6 +86,24 @@ def test_a_reply_twilio_accepted_before_the_death_is_found_recorded_and_not_sent
     assert game.text(ALICE, "rock bob", sid=SID) is Result.DUPLICATE
     assert game.sms.lists_read == 2, "a record with every reply recorded needs no look"
     assert sorted([alice_sid, bob_sid]) == sorted(_recorded_sids(game))
+
+
+def test_the_look_reads_one_page_of_the_newest_messages_never_the_whole_history(
+    game: Game, clock: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Twilio's client pages through every message to the number when given no limit: a long-time
+    # player's whole history, read on a redelivery that needs the last few minutes.
+    _bob_waits_on_alice(game)
+    _dies_after_twilio_accepts(game)
+    asked: list[tuple[str, int]] = []
+    read = game.sms.sent_to
+    monkeypatch.setattr(
+        game.sms, "sent_to", lambda to, limit: (asked.append((to, limit)), read(to, limit))[1]
+    )
+
+    clock.tick(IN_PROGRESS_SECONDS + 1)
+    assert game.text(ALICE, "rock bob", sid=SID) is Result.RESENT
+    assert sorted(asked) == sorted([(ALICE, LIST_LIMIT), (BOB, LIST_LIMIT)])
 
 
 def _recorded_sids(game: Game) -> list[str]:
