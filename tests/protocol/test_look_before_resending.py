@@ -225,14 +225,17 @@ def test_a_pending_record_that_cannot_be_read_proves_nothing_so_the_reply_is_sen
     game: Game, clock: Any
 ) -> None:
     # As above, but the second message's record is gone when the first's redelivery looks (it
-    # expired, or was deleted by hand) while Alice's contact record still lists it as pending.
-    # Nothing then proves that the identical SMS in the list is not the second's: send.
+    # expired, or was deleted by hand) while Alice's contact record still lists it as pending;
+    # a third message of hers, with another reply still to send, is read. Nothing then proves
+    # that the identical SMS in the list is not the second's: send.
     game.register((ALICE, "alice"), (BOB, "bob"))
     earlier = {sms.sid for sms in game.sms.listed}
-    first, second = "SM" + "1" * 32, "SM" + "2" * 32
+    first, second, third = "SM" + "1" * 32, "SM" + "2" * 32, "SM" + "3" * 32
     never_sends = MessageProcessor(game.store, DiesBeforeSending(), limits=Limits(), lock_wait_seconds=0)
     with pytest.raises(Crash):
         never_sends.process(game.inbound(ALICE, "games", first))
+    with pytest.raises(Crash):
+        never_sends.process(game.inbound(ALICE, "score", third))
     accepted = MessageProcessor(
         game.store, DiesAfterTwilioAccepts(game.sms), limits=Limits(), lock_wait_seconds=0
     )
