@@ -219,6 +219,30 @@ def test_a_death_between_marking_the_confirmation_and_sending_it_never_sends_it_
     assert game.items_holding(ALICE) == []
 
 
+def test_a_confirmation_a_later_opt_out_erased_before_it_left_is_not_sent(game: Game) -> None:
+    """Alice's `Stop.` is committed; before its confirmation is marked and sent, her plain STOP
+    (Twilio answered it itself) erases her number from every outbox, that confirmation's too. The
+    first message's sender then finds the number gone and sends nothing: the number was erased."""
+    game.register((ALICE, "alice"))
+    sent_to_alice = len(game.sms.to(ALICE))
+    second: list[Result] = []
+
+    def stop_again_before_the_mark(params: dict[str, Any], **_: Any) -> None:
+        if not second and ":fate" in params.get("ExpressionAttributeValues", {}):
+            second.append(game.text(ALICE, "STOP"))
+
+    events = game.dynamodb.meta.events
+    events.register("provide-client-params.dynamodb.UpdateItem", stop_again_before_the_mark)
+    try:
+        assert game.text(ALICE, "Stop.") is Result.PROCESSED
+    finally:
+        events.unregister("provide-client-params.dynamodb.UpdateItem", stop_again_before_the_mark)
+
+    assert second == [Result.PROCESSED], "the plain STOP ran between the commit and the mark"
+    assert game.sms.to(ALICE)[sent_to_alice:] == [], "nothing reached the erased number"
+    assert game.items_holding(ALICE) == []
+
+
 class _Died(BaseException):
     """The invocation died (no clean-up runs)."""
 

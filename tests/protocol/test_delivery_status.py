@@ -9,11 +9,14 @@ signed with twilio's own RequestValidator, onto the real store's tables.
 from __future__ import annotations
 
 import json
+import time
+from decimal import Decimal
 from typing import Any
 from urllib.parse import urlencode
 
 import boto3
 import pytest
+from boto3.dynamodb.types import TypeDeserializer
 from twilio.request_validator import RequestValidator
 
 from serverless_rps import webhook
@@ -36,6 +39,7 @@ from tests.conftest import (
     transient_failure,
 )
 from tests.protocol.crashes import Crash
+from tests.protocol.test_failure_visibility import json_log_lines
 from tests.unit.test_webhook import DOMAIN, TOKEN, http_event, sign
 
 SID = "SM" + "c" * 32
@@ -104,6 +108,11 @@ def delivery_metrics(output: str) -> list[tuple[str, dict[str, str]]]:
     ]
 
 
+def callback_lines(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The status route's log lines about what a callback changed."""
+    return [line for line in lines if str(line["message"]).startswith("status callback")]
+
+
 def test_every_reply_is_sent_with_its_identity_for_the_callbacks(game: Game) -> None:
     game.text(ALICE, "help", sid=SID)
     assert [reply for reply, _ in game.sms.accepted] == [
@@ -119,10 +128,35 @@ def test_a_replys_statuses_are_recorded_as_twilio_reports_them(
     assert post(ingress, callback(reply, sid, "sent")) == 200
     assert statuses_from(record(game))[reply.index].status == "sent"
 
-    assert post(ingress, callback(reply, sid, "delivered")) == 200
+    with json_log_lines() as lines:
+        assert post(ingress, callback(reply, sid, "delivered")) == 200
     [status] = [s for index, s in statuses_from(record(game)).items() if index == reply.index]
     assert (status.sid, status.status, status.error_code) == (sid, "delivered", None)
     assert delivery_metrics(capsys.readouterr().out) == [("RepliesDelivered", {"service": "serverless-rps"})]
+    # The worker had recorded this send: the callback is news about it, not a warning.
+    assert [(line["level"], line["message"], line["outcome"]) for line in callback_lines(lines)] == [
+        ("INFO", "status callback", "recorded")
+    ]
+
+
+def test_a_status_is_stored_as_the_table_formats_show_it_with_when_it_came(
+    game: Game, ingress: webhook.Ingress, clock: Any
+) -> None:
+    reply, sid = alice_says_help(game)
+    assert post(ingress, callback(reply, sid, "sent")) == 200
+    clock.tick(2.5)
+    came = time.time()
+    assert post(ingress, callback(reply, sid, "undelivered", 30007)) == 200
+
+    entry = record(game)["delivery_status"]["M"][str(reply.index)]
+    assert TypeDeserializer().deserialize(entry) == {
+        "sid": sid,
+        "status": "undelivered",
+        "rank": 4,
+        "error_code": 30007,
+        "updated_at": Decimal(str(came)),
+    }
+    assert statuses_from(record(game))[reply.index].updated_at == came
 
 
 def test_a_late_or_repeated_callback_never_overwrites_a_later_status(
@@ -166,8 +200,17 @@ def test_a_send_never_recorded_is_learnt_from_its_callback_and_not_sent_again(
     assert reply.index == 0
     assert "0" not in record(game)["delivered"]["M"], "the send was never recorded"
 
-    assert post(ingress, callback(reply, sid, "sent")) == 200
+    with json_log_lines() as lines:
+        assert post(ingress, callback(reply, sid, "sent")) == 200
     assert record(game)["delivered"]["M"]["0"] == {"S": sid}, "the callback recorded its SID"
+    # An operator is told: the one duplicate window was hit, and closed by the callback.
+    [learnt] = callback_lines(lines)
+    assert (learnt["level"], learnt["message"], learnt["message_sid"], learnt["index"]) == (
+        "WARNING",
+        "status callback named a send that was never recorded; recorded now",
+        sid,
+        0,
+    )
 
     sent_before = len(game.sms.sent)
     clock.tick(LEASE_SECONDS + 1)  # the dead attempt's outbox lease has run out

@@ -16,6 +16,7 @@ from serverless_rps import replies
 from serverless_rps.exceptions import SmsTemporarilyFailed
 from serverless_rps.game import LEADERBOARD
 from serverless_rps.game_store import ERASED
+from serverless_rps.ports import ReplyId
 from serverless_rps.processing import Result
 from serverless_rps.rules import Move, Outcome
 from tests.conftest import ALICE, BOB, CAROL, IN_PROGRESS_SECONDS, TABLES, Game, transient_failure
@@ -134,11 +135,16 @@ def test_a_reply_still_waiting_to_be_sent_is_erased_and_never_sent(game: Game) -
     assert "outbox" not in record
     # what the record keeps for a late redelivery names bob (a keyed hash), not alice ...
     assert record["recipients"]["SS"] == [game.store.contact_id(BOB)]
-    # ... and bob's contact record no longer lists it as holding a reply to him.
+    # ... and bob's contact record no longer lists it as holding a reply to him, but keeps the SID
+    # of the acknowledgement it sent him: a look before re-sending another reply to bob must not
+    # take that SMS for its own.
     contacts = {item["messageId"]["S"]: item for item in game.items(TABLES.idempotency)}
-    assert bob_throw.idempotency_key not in contacts[game.store.contact_id(BOB)].get(
-        "pending_replies", {}
-    ).get("SS", [])
+    bobs = contacts[game.store.contact_id(BOB)]
+    assert bob_throw.idempotency_key not in bobs.get("pending_replies", {}).get("SS", [])
+    [acknowledgement] = [
+        sid for reply, sid in game.sms.accepted if reply == ReplyId(bob_throw.idempotency_key, 0)
+    ]
+    assert acknowledgement in bobs["recent_sids"]["SS"]
     # Alice's own contact record stays (it keeps her reply budget), with nothing waiting for her.
     assert "pending_replies" not in contacts[game.store.contact_id(ALICE)]
 
@@ -202,6 +208,18 @@ def test_a_stop_after_its_own_reply_went_out_erases_it_and_the_others_still_get_
     )
     assert BOB not in json.dumps(waiting), "bob's delivered reply no longer holds his number"
     assert "rock" not in waiting["outbox"]["L"][0]["M"]["body"]["S"], "nor its text"
+    # The record is off bob's pending replies now, but what it sent him stays known to a look
+    # before re-sending to his number (his contact record, a keyed hash, outlives the STOP).
+    [acknowledgement] = [
+        sid for reply, sid in game.sms.accepted if reply == ReplyId(bob_throw.idempotency_key, 0)
+    ]
+    bobs = next(
+        item
+        for item in game.items(TABLES.idempotency)
+        if item["messageId"]["S"] == game.store.contact_id(BOB)
+    )
+    assert bob_throw.idempotency_key not in bobs.get("pending_replies", {}).get("SS", [])
+    assert acknowledgement in bobs["recent_sids"]["SS"]
 
     game.processor.process(bob_throw)  # the redelivery still brings alice her challenge, once
     assert game.sms.to(ALICE).count(replies.challenged("bob")) == 1

@@ -12,6 +12,7 @@ from serverless_rps.exceptions import ConfigurationProblem, SmsTemporarilyFailed
 from serverless_rps.game import Limits
 from serverless_rps.ports import OutboundSms, ReplyId
 from serverless_rps.processing import MessageProcessor, Result
+from serverless_rps.reconciliation import LIST_LIMIT
 from serverless_rps.rules import Move, Outcome
 from tests.conftest import ALICE, BOB, IN_PROGRESS_SECONDS, TABLES, FakeSms, Game
 from tests.protocol.crashes import Crash
@@ -85,6 +86,24 @@ def test_a_reply_twilio_accepted_before_the_death_is_found_recorded_and_not_sent
     assert game.text(ALICE, "rock bob", sid=SID) is Result.DUPLICATE
     assert game.sms.lists_read == 2, "a record with every reply recorded needs no look"
     assert sorted([alice_sid, bob_sid]) == sorted(_recorded_sids(game))
+
+
+def test_the_look_reads_one_page_of_the_newest_messages_never_the_whole_history(
+    game: Game, clock: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Twilio's client pages through every message to the number when given no limit: a long-time
+    # player's whole history, read on a redelivery that needs the last few minutes.
+    _bob_waits_on_alice(game)
+    _dies_after_twilio_accepts(game)
+    asked: list[tuple[str, int]] = []
+    read = game.sms.sent_to
+    monkeypatch.setattr(
+        game.sms, "sent_to", lambda to, limit: (asked.append((to, limit)), read(to, limit))[1]
+    )
+
+    clock.tick(IN_PROGRESS_SECONDS + 1)
+    assert game.text(ALICE, "rock bob", sid=SID) is Result.RESENT
+    assert sorted(asked) == sorted([(ALICE, LIST_LIMIT), (BOB, LIST_LIMIT)])
 
 
 def _recorded_sids(game: Game) -> list[str]:
@@ -200,3 +219,41 @@ def test_another_messages_identical_reply_is_never_taken_for_one_never_sent(game
         for value in item["delivered"]["M"].values()
     ]
     assert sorted(recorded) == sorted(sms.sid for sms in game.sms.listed if sms.sid not in earlier)
+
+
+def test_a_pending_record_that_cannot_be_read_proves_nothing_so_the_reply_is_sent(
+    game: Game, clock: Any
+) -> None:
+    # As above, but the second message's record is gone when the first's redelivery looks (it
+    # expired, or was deleted by hand) while Alice's contact record still lists it as pending;
+    # a third message of hers, with another reply still to send, is read. Nothing then proves
+    # that the identical SMS in the list is not the second's: send.
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    earlier = {sms.sid for sms in game.sms.listed}
+    first, second, third = "SM" + "1" * 32, "SM" + "2" * 32, "SM" + "3" * 32
+    never_sends = MessageProcessor(game.store, DiesBeforeSending(), limits=Limits(), lock_wait_seconds=0)
+    with pytest.raises(Crash):
+        never_sends.process(game.inbound(ALICE, "games", first))
+    with pytest.raises(Crash):
+        never_sends.process(game.inbound(ALICE, "score", third))
+    accepted = MessageProcessor(
+        game.store, DiesAfterTwilioAccepts(game.sms), limits=Limits(), lock_wait_seconds=0
+    )
+    with pytest.raises(Crash):
+        accepted.process(game.inbound(ALICE, "games", second))
+    game.dynamodb.delete_item(TableName=TABLES.idempotency, Key={"messageId": {"S": second}})
+    [reply] = [sms.body for sms in game.sms.listed if sms.sid not in earlier and sms.to == ALICE]
+
+    clock.tick(IN_PROGRESS_SECONDS + 1)
+    assert game.text(ALICE, "games", sid=first) is Result.RESENT
+    assert [sms.body for sms in game.sms.listed if sms.sid not in earlier and sms.to == ALICE] == [
+        reply,
+        reply,
+    ], "the first message's reply is sent: a duplicate is allowed, a lost reply never is"
+    [recorded] = [
+        value["S"]
+        for item in game.items(TABLES.idempotency)
+        if item["messageId"]["S"] == first
+        for value in item["delivered"]["M"].values()
+    ]
+    assert recorded == game.sms.listed[-1].sid, "its own send, not the second message's"

@@ -44,6 +44,8 @@ def test_an_opted_out_recipient_is_a_permanent_refusal(
     with pytest.raises(SmsPermanentlyRefused) as refused:
         gateway.send(HELLO)
     assert refused.value.code == 21610
+    # What a traceback or an operator reads: whom (masked: never the whole number) and why.
+    assert str(refused.value) == "Twilio refused the SMS to +*******0001: 21610"
 
 
 def test_an_invalid_number_is_a_permanent_refusal(gateway: TwilioSmsGateway) -> None:

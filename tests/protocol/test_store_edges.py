@@ -24,7 +24,8 @@ from botocore.exceptions import EndpointConnectionError
 from serverless_rps import replies
 from serverless_rps.exceptions import ConfigurationProblem, LockContended, RetryLater, StoreUnavailable
 from serverless_rps.game import LEADERBOARD, LOBBY
-from serverless_rps.ports import CompletedRecord
+from serverless_rps.game_store.delivery_status import DeliveryStatus, DeliveryStatusRecords
+from serverless_rps.ports import SENDING, CompletedRecord
 from tests.conftest import (
     ALICE,
     BOB,
@@ -95,6 +96,28 @@ def _delivering(game: Game) -> Callable[[], object]:
     return lambda: game.store.record_delivery(record, record.undelivered()[0], "SM" + "d" * 32)
 
 
+def _recording_a_status(game: Game) -> Callable[[], object]:
+    record = _waiting_record(game)
+    statuses = DeliveryStatusRecords(game.dynamodb, TABLES.idempotency)
+    return lambda: statuses.record(
+        record.key, 0, DeliveryStatus("SM" + "d" * 32, "delivered", None, time.time())
+    )
+
+
+def _withholding(game: Game) -> Callable[[], object]:
+    record = _waiting_record(game)
+    index = record.undelivered()[0]
+    return lambda: game.store.withhold_number(record.key, index, record.outbox[index].to, SENDING)
+
+
+def _restoring(game: Game) -> Callable[[], object]:
+    record = _waiting_record(game)
+    index = record.undelivered()[0]
+    sms = record.outbox[index]
+    assert game.store.withhold_number(record.key, index, sms.to, SENDING)
+    return lambda: game.store.restore_number(record.key, index, sms)
+
+
 Setup = Callable[[Game], Callable[[], object]]
 STEPS: list[tuple[str, str, Setup]] = [
     ("claim the message", "PutItem", lambda game: lambda: game.store.claim("SM-new", "a1", time.time())),
@@ -114,8 +137,15 @@ STEPS: list[tuple[str, str, Setup]] = [
         ),
     ),
     ("record a delivery", "UpdateItem", _delivering),
+    # The status route's one write (the webhook), and the undoing of an opt-out confirmation's
+    # withheld number after a send that certainly failed (processing).
+    ("record a delivery status", "UpdateItem", _recording_a_status),
+    ("withhold a number", "UpdateItem", _withholding),
+    ("restore a withheld reply", "UpdateItem", _restoring),
     ("drop a sent outbox", "UpdateItem", _sent_but_not_recorded),
     ("read a contact", "GetItem", lambda game: lambda: game.store.erase_pending_replies(BOB)),
+    # The look before re-sending reads what other records sent the number (reconciliation).
+    ("read a contact", "GetItem", lambda game: lambda: game.store.others_sending_to(BOB, THROW_SID)),
     (
         "read records",
         "BatchGetItem",
