@@ -30,7 +30,7 @@ from serverless_rps.game_store.messages import (
     sms_value,
 )
 from serverless_rps.game_store.tables import TableNames
-from serverless_rps.ports import SENDING, OtherSends, OutboundSms
+from serverless_rps.ports import SENDING, CompletedRecord, OtherSends, OutboundSms
 
 __all__ = ["NumberErasure"]
 
@@ -106,7 +106,7 @@ class NumberErasure:
             for item in self._get_records(keys[start : start + BATCH_GET_LIMIT]):
                 record = completed_record(item["messageId"]["S"], item)
                 sids += sent_sids(record, self._contacts.contact_id)(contact)
-                self._erase_from_outbox(item, phone)
+                self._erase_from_outbox(record, phone)
         if keys:
             # What these records sent the number stays known to a look before re-sending.
             self._contacts.forget_pending(contact, keys, sids)
@@ -150,8 +150,7 @@ class NumberErasure:
                 request = unprocessed["Keys"] if unprocessed else []
         return found
 
-    def _erase_from_outbox(self, item: dict[str, Any], phone: str) -> None:
-        record = completed_record(item["messageId"]["S"], item)
+    def _erase_from_outbox(self, record: CompletedRecord, phone: str) -> None:
         mine = [index for index, sms in enumerate(record.outbox) if sms.to == phone]
         if not mine:
             return
@@ -174,7 +173,7 @@ class NumberErasure:
             try:
                 self._dynamodb.update_item(
                     TableName=self._tables.idempotency,
-                    Key={"messageId": item["messageId"]},
+                    Key={"messageId": {"S": record.key}},
                     UpdateExpression=expression,
                     ConditionExpression=" AND ".join(f"outbox[{index}].#to = :phone" for index in mine),
                     ExpressionAttributeNames=names,
