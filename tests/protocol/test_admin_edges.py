@@ -192,7 +192,7 @@ def test_status_names_each_claim_and_lease_past_expiry_with_how_long_ago(operato
     assert status["leases_past_expiry"] == [{"phone": "+*******0003", "expired_seconds_ago": 50}]
 
 
-def test_outbox_pending_lists_the_reply_waiting_longest_first(
+def test_outbox_pending_and_status_list_the_reply_waiting_longest_first(
     operator: Operator, twilio: LocalTwilioApi, clock: Any
 ) -> None:
     _register((ALICE, "alice"), (BOB, "bob"))
@@ -305,24 +305,6 @@ def test_resend_names_every_unknown_key_and_sends_the_rest_when_one_is_busy(
     assert not_now["key"] == busy
     assert not_now["result"].startswith("not sent now: ")
     assert sent == {"key": free, "result": "resent", "was_missing": 1}
-
-
-def test_status_lists_unsent_replies_longest_waiting_first(
-    operator: Operator, twilio: LocalTwilioApi, clock: Any
-) -> None:
-    _register((ALICE, "alice"), (BOB, "bob"))
-    twilio.fail_next(1, status=500)
-    assert _text(("SM" + "c" * 32, ALICE, "rock bob"))["batchItemFailures"]
-    clock.tick(120)
-    twilio.fail_next(1, status=500)
-    assert _text(("SM" + "f" * 32, BOB, "score"))["batchItemFailures"]
-    operator.clock = time.time  # the frozen clock, as the game's
-
-    status = operator.status()
-
-    rows = [(row["key"], row["age_seconds"]) for row in status["replies_not_sent"]]
-    assert rows == [("SM" + "c" * 32, 120), ("SM" + "f" * 32, 0)]
-    assert status["oldest_unsent_age_seconds"] == 120
 
 
 def test_an_outbox_lease_ending_the_second_the_tool_looks_is_free(
