@@ -10,7 +10,7 @@ import pytest
 from serverless_rps import replies
 from serverless_rps.exceptions import ConfigurationProblem, SmsTemporarilyFailed
 from serverless_rps.game import Limits
-from serverless_rps.ports import OutboundSms, ReplyId
+from serverless_rps.ports import OutboundSms, ReplyId, SmsSender
 from serverless_rps.processing import MessageProcessor, Result
 from serverless_rps.reconciliation import LIST_LIMIT
 from serverless_rps.rules import Move, Outcome
@@ -42,12 +42,15 @@ def _bob_waits_on_alice(game: Game) -> None:
     game.text(BOB, "scissors alice")
 
 
-def _dies_after_twilio_accepts(game: Game, survive: int = 0) -> None:
-    doomed = MessageProcessor(
-        game.store, DiesAfterTwilioAccepts(game.sms, survive), limits=Limits(), lock_wait_seconds=0
-    )
+def _dies_processing(game: Game, sender: SmsSender, body: str, sid: str) -> None:
+    """Alice's text `body`, processed by an invocation that `sender` kills."""
+    doomed = MessageProcessor(game.store, sender, limits=Limits(), lock_wait_seconds=0)
     with pytest.raises(Crash):
-        doomed.process(game.inbound(ALICE, "rock bob", SID))
+        doomed.process(game.inbound(ALICE, body, sid))
+
+
+def _dies_after_twilio_accepts(game: Game, survive: int = 0) -> None:
+    _dies_processing(game, DiesAfterTwilioAccepts(game.sms, survive), "rock bob", SID)
 
 
 def _delivered(game: Game) -> dict[str, str]:
@@ -191,14 +194,8 @@ def test_another_messages_identical_reply_is_never_taken_for_one_never_sent(game
     game.register((ALICE, "alice"), (BOB, "bob"))
     earlier = {sms.sid for sms in game.sms.listed}
     first, second = "SM" + "1" * 32, "SM" + "2" * 32
-    never_sends = MessageProcessor(game.store, DiesBeforeSending(), limits=Limits(), lock_wait_seconds=0)
-    with pytest.raises(Crash):
-        never_sends.process(game.inbound(ALICE, "games", first))
-    accepted = MessageProcessor(
-        game.store, DiesAfterTwilioAccepts(game.sms), limits=Limits(), lock_wait_seconds=0
-    )
-    with pytest.raises(Crash):
-        accepted.process(game.inbound(ALICE, "games", second))
+    _dies_processing(game, DiesBeforeSending(), "games", first)
+    _dies_processing(game, DiesAfterTwilioAccepts(game.sms), "games", second)
 
     def new_to_alice() -> list[str]:
         return [sms.body for sms in game.sms.listed if sms.sid not in earlier and sms.to == ALICE]
@@ -231,16 +228,9 @@ def test_a_pending_record_that_cannot_be_read_proves_nothing_so_the_reply_is_sen
     game.register((ALICE, "alice"), (BOB, "bob"))
     earlier = {sms.sid for sms in game.sms.listed}
     first, second, third = "SM" + "1" * 32, "SM" + "2" * 32, "SM" + "3" * 32
-    never_sends = MessageProcessor(game.store, DiesBeforeSending(), limits=Limits(), lock_wait_seconds=0)
-    with pytest.raises(Crash):
-        never_sends.process(game.inbound(ALICE, "games", first))
-    with pytest.raises(Crash):
-        never_sends.process(game.inbound(ALICE, "score", third))
-    accepted = MessageProcessor(
-        game.store, DiesAfterTwilioAccepts(game.sms), limits=Limits(), lock_wait_seconds=0
-    )
-    with pytest.raises(Crash):
-        accepted.process(game.inbound(ALICE, "games", second))
+    _dies_processing(game, DiesBeforeSending(), "games", first)
+    _dies_processing(game, DiesBeforeSending(), "score", third)
+    _dies_processing(game, DiesAfterTwilioAccepts(game.sms), "games", second)
     game.dynamodb.delete_item(TableName=TABLES.idempotency, Key={"messageId": {"S": second}})
     [reply] = [sms.body for sms in game.sms.listed if sms.sid not in earlier and sms.to == ALICE]
 
