@@ -604,11 +604,11 @@ def _add_figures(verdict: Verdict, harness: Harness, record: SoakRecord) -> None
         if event["e"] == "commit" and not event["ok"]
     )
     figures["commits refused (reasons)"] = ", ".join(f"{k} {v}" for k, v in failed_commits.items()) or "0"
-    looks = Counter(event["e"] for event in record.worker_events if event["e"] in ("looked", "look-failed"))
-    figures["Messages list reads before re-sending / failed"] = f"{looks['looked']} / {looks['look-failed']}"
-    figures["replies found in the list, recorded and not sent again"] = sum(
-        1 for event in record.worker_events if event["e"] == "found"
+    looks = Counter(
+        event["e"] for event in record.worker_events if event["e"] in ("looked", "look-failed", "found")
     )
+    figures["Messages list reads before re-sending / failed"] = f"{looks['looked']} / {looks['look-failed']}"
+    figures["replies found in the list, recorded and not sent again"] = looks["found"]
     receives = [int(event["count"]) for event in record.worker_events if event["e"] == "receive"]
     figures["most receives of one SQS message"] = max(receives, default=0)
     delays = reply_delays(record)
