@@ -193,8 +193,8 @@ def logged_path(event: Mapping[str, Any]) -> str:
 
 
 def _path(event: Mapping[str, Any]) -> str:
-    http = (event.get("requestContext") or {}).get("http") or {}
-    return str(event.get("rawPath") or http.get("path") or "/")
+    # Payload 2.0 always has rawPath; a request without one is taken as made to the root.
+    return str(event.get("rawPath") or "/")
 
 
 class _MultiValueForm(dict[str, list[str]]):

@@ -319,3 +319,89 @@ def test_the_operator_sees_each_replys_delivery_in_outbox_pending_and_player(
     # The outbox (and its numbers) is gone: the message's replies are counted for either player.
     [alices] = [row for row in operator.player(ALICE)["recent_messages"] if row["key"] == SID]
     assert alices["delivery"] == "1 accepted, 1 undelivered 30007"
+
+
+# --- what the status route answers Twilio, and what it tells the operator ----------------------
+
+PLAIN = {"Content-Type": "text/plain; charset=utf-8"}
+
+
+def _details(line: dict[str, Any]) -> tuple[Any, ...]:
+    """What a status-route log line says the callback was about (the logger leaves out a None)."""
+    return (line["key"], line["index"], line["message_sid"], line["status"], line.get("error_code"))
+
+
+def test_a_recorded_callback_is_answered_with_an_empty_plain_text_200(
+    game: Game, ingress: webhook.Ingress
+) -> None:
+    reply, sid = alice_says_help(game)
+    assert webhook.handle(callback(reply, sid, "delivered"), ingress) == {
+        "statusCode": 200,
+        "headers": PLAIN,
+        "body": "",
+    }
+
+
+def test_a_malformed_callback_is_answered_400_with_what_is_wrong_and_the_refusal_logged(
+    game: Game, ingress: webhook.Ingress
+) -> None:
+    reply, sid = alice_says_help(game)
+    before = record(game)
+    with json_log_lines() as lines:
+        answer = webhook.handle(callback(reply, sid, "Delivered!"), ingress)
+    wrong = "MessageStatus missing or malformed"
+    assert answer == {"statusCode": 400, "headers": PLAIN, "body": wrong}
+    refused = [line for line in lines if line["message"] == "request refused"]
+    assert [(line["status"], line["reason"]) for line in refused] == [(400, wrong)]
+    assert record(game) == before
+
+
+def test_a_status_we_do_not_keep_is_answered_200_and_logged_with_what_it_was_about(
+    game: Game, ingress: webhook.Ingress
+) -> None:
+    reply, sid = alice_says_help(game)
+    before = record(game)
+    with json_log_lines() as lines:
+        answer = webhook.handle(callback(reply, sid, "read", error_code=30008), ingress)
+    assert answer == {"statusCode": 200, "headers": PLAIN, "body": ""}
+    assert record(game) == before
+    [line] = callback_lines(lines)
+    assert line["message"] == "status callback: a status not kept"
+    assert _details(line) == (reply.key, reply.index, sid, "read", 30008)
+
+
+def test_without_its_table_the_status_route_answers_500_and_logs_the_missing_setting(
+    game: Game, ingress: webhook.Ingress
+) -> None:
+    reply, sid = alice_says_help(game)
+    unconfigured = webhook.Ingress(ingress.validator, ingress.queue, statuses=None)
+    with json_log_lines() as lines:
+        answer = webhook.handle(callback(reply, sid, "delivered"), unconfigured)
+    assert answer == {"statusCode": 500, "headers": PLAIN, "body": "service unavailable"}
+    [line] = [line for line in lines if line["level"] == "ERROR"]
+    assert line["message"] == "configuration error: IDEMPOTENCY_TABLE is not set; status not recorded"
+    assert _details(line) == (reply.key, reply.index, sid, "delivered", None)
+
+
+def test_a_store_that_fails_is_answered_500_for_twilio_to_retry_and_logged_with_its_cause(
+    game: Game, ingress: webhook.Ingress
+) -> None:
+    reply, sid = alice_says_help(game)
+    before = record(game)
+    missing_table = DeliveryStatusRecords(game.dynamodb, "no-such-table")
+    failing = webhook.Ingress(ingress.validator, ingress.queue, statuses=missing_table)
+    with json_log_lines() as lines:
+        answer = webhook.handle(callback(reply, sid, "undelivered", error_code=30003), failing)
+    assert answer == {
+        "statusCode": 500,
+        "headers": PLAIN,
+        "body": "could not record the status now, try again",
+    }
+    [line] = [line for line in lines if line["level"] == "ERROR"]
+    assert line["message"] == "could not record a delivery status"
+    assert _details(line) == (reply.key, reply.index, sid, "undelivered", 30003)
+    assert "ResourceNotFoundException" in line["exception"], "the cause is in the log"
+    assert record(game) == before
+    # Twilio retries; with the table back, the same callback is recorded.
+    assert post(ingress, callback(reply, sid, "undelivered", error_code=30003)) == 200
+    assert record(game) != before

@@ -132,6 +132,7 @@ def test_twilio_refusing_our_credentials_is_a_configuration_error_and_keeps_the_
         (429, 20429, TwilioFailure.TRANSIENT),
         (503, 20503, TwilioFailure.TRANSIENT),
         (400, 99999, TwilioFailure.TRANSIENT),  # unknown: kept and retried, never dropped
+        (401, None, TwilioFailure.CONFIGURATION),  # credentials refused, whoever answered
         (403, None, TwilioFailure.CONFIGURATION),
     ],
 )

@@ -158,6 +158,18 @@ def test_a_refused_request_logs_its_path_without_host_query_or_secret_segment() 
     assert webhook.logged_path({"rawPath": "/other/path"}) == "/other/path"
 
 
+def test_an_event_without_a_path_is_checked_as_a_request_to_the_hosts_root(
+    ingress: webhook.Ingress, sqs: Any, queue_url: str
+) -> None:
+    """Not API Gateway's payload 2.0 (which always has rawPath): answered, never a crash."""
+    parameters = twilio_parameters()
+    pathless = {k: v for k, v in signed_event(parameters, f"https://{DOMAIN}/").items() if k != "rawPath"}
+    assert webhook.handle(pathless, ingress)["statusCode"] == 200
+    assert [message["MessageSid"] for message in queued(sqs, queue_url)] == [parameters["MessageSid"]]
+    signed_for_the_webhook = {k: v for k, v in signed_event(parameters).items() if k != "rawPath"}
+    assert webhook.handle(signed_for_the_webhook, ingress)["statusCode"] == 403
+
+
 def test_a_signed_sms_is_answered_at_once_with_an_empty_twiml_response(ingress: webhook.Ingress) -> None:
     response = webhook.handle(signed_event(twilio_parameters()), ingress)
 
