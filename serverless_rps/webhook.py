@@ -74,6 +74,9 @@ _MAX_FIELDS = 100
 # Longer than any phone number, short code or channel address ("whatsapp:+...") Twilio sends.
 _MAX_ADDRESS_LENGTH = 64
 
+# The 403's reason: the contract's answer to a request Twilio did not sign (or not for this URL).
+UNSIGNED = "invalid or missing X-Twilio-Signature"
+
 EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response/>'
 
 _MESSAGE_SID = re.compile(r"(SM|MM)[0-9a-fA-F]{32}")
@@ -137,10 +140,12 @@ def _method(event: Mapping[str, Any]) -> str:
 
 
 def read_form(event: Mapping[str, Any]) -> list[tuple[str, str]] | Rejection:
-    """The form parameters of the body, in order, duplicates kept; or why they cannot be read."""
+    """The form parameters of the body, in order, duplicates kept; or why they cannot be read:
+    413 for a body too large, else 403, the contract's answer to a request without a valid
+    signature, which a body that cannot be read cannot carry."""
     raw = event.get("body") or ""
     if not isinstance(raw, str):
-        return Rejection(400, "body is not form-encoded text")
+        return _unreadable("body is not form-encoded text")
     # Refuse a huge body before decoding it; base64 makes it a third longer.
     if len(raw) > MAX_BODY_BYTES * 4 // 3 + 4:
         return Rejection(413, "body too large")
@@ -148,7 +153,7 @@ def read_form(event: Mapping[str, Any]) -> list[tuple[str, str]] | Rejection:
         try:
             body = base64.b64decode(raw, validate=True)
         except (binascii.Error, ValueError):
-            return Rejection(400, "body is not valid base64")
+            return _unreadable("body is not valid base64")
     else:
         body = raw.encode("utf-8")
     if len(body) > MAX_BODY_BYTES:
@@ -159,7 +164,11 @@ def read_form(event: Mapping[str, Any]) -> list[tuple[str, str]] | Rejection:
             text, keep_blank_values=True, strict_parsing=False, errors="strict", max_num_fields=_MAX_FIELDS
         )
     except ValueError:  # UnicodeDecodeError is one, and so is "too many fields"
-        return Rejection(400, "body is not form-encoded UTF-8")
+        return _unreadable("body is not form-encoded UTF-8")
+
+
+def _unreadable(why: str) -> Rejection:
+    return Rejection(403, f"{UNSIGNED}: {why}")
 
 
 def signed_url(event: Mapping[str, Any], public_webhook_url: str | None) -> str:
@@ -258,13 +267,10 @@ def handle(event: Mapping[str, Any], ingress: Ingress) -> dict[str, Any]:
         return _refuse(Rejection(405, "only POST is accepted"))
     form = read_form(event)
     if isinstance(form, Rejection):
-        if form.status == 413:
-            return _refuse(form)
-        # A body that cannot be read cannot carry a valid signature: the contract's 403.
-        return _refuse(Rejection(403, f"invalid or missing X-Twilio-Signature: {form.reason}"))
+        return _refuse(form)
     url = signed_url(event, ingress.public_webhook_url)
     if not is_signed_by_twilio(ingress.validator, url, form, _header(event, "x-twilio-signature")):
-        return _refuse(Rejection(403, "invalid or missing X-Twilio-Signature"), path=logged_path(event))
+        return _refuse(Rejection(403, UNSIGNED), path=logged_path(event))
     if is_status_route(_path(event)):
         return _record_status(event, form, ingress)
     sms = inbound_sms(form)

@@ -17,11 +17,13 @@ from xml.etree import ElementTree
 
 import boto3
 import pytest
+from botocore.config import Config
 from twilio.request_validator import RequestValidator
 
 from serverless_rps import webhook
 from serverless_rps.message_queue import IncomingQueue
 from serverless_rps.observability import logger
+from tests.protocol.test_failure_visibility import json_log_lines
 
 TOKEN = "0123456789abcdef0123456789abcdef"
 ACCOUNT_SID = "AC" + "a" * 32
@@ -107,6 +109,10 @@ def queue_url(sqs: Any) -> str:
 @pytest.fixture
 def ingress(sqs: Any, queue_url: str) -> webhook.Ingress:
     return webhook.Ingress(RequestValidator(TOKEN), IncomingQueue(sqs, queue_url))
+
+
+PLAIN = {"Content-Type": "text/plain; charset=utf-8"}
+BAD_SID = "MessageSid missing or malformed"
 
 
 def queued(sqs: Any, queue_url: str) -> list[dict[str, str]]:
@@ -306,8 +312,7 @@ def test_a_request_twilio_did_not_sign_for_this_url_is_refused_and_nothing_is_en
 ) -> None:
     response = webhook.handle(make_event(), ingress)
 
-    assert response["statusCode"] == 403
-    assert "Signature" in response["body"]
+    assert response == {"statusCode": 403, "headers": PLAIN, "body": "invalid or missing X-Twilio-Signature"}
     assert queued(sqs, queue_url) == []
 
 
@@ -363,16 +368,16 @@ def test_a_signature_computed_with_the_default_port_in_the_url_is_accepted(ingre
 @pytest.mark.parametrize(
     ("parameters", "reason"),
     [
-        ({k: v for k, v in twilio_parameters().items() if k != "MessageSid"}, "MessageSid"),
-        (twilio_parameters(MessageSid="SM123"), "MessageSid"),
-        (twilio_parameters(MessageSid="XX" + "0" * 32), "MessageSid"),
-        (twilio_parameters(MessageSid="SM" + "g" * 32), "MessageSid"),
-        (twilio_parameters(MessageSid="SM" + "0" * 32 + "0"), "MessageSid"),
-        ({k: v for k, v in twilio_parameters().items() if k != "From"}, "From"),
-        (twilio_parameters(From=" "), "From"),
-        (twilio_parameters(From="+1" * 40), "From"),
-        ({k: v for k, v in twilio_parameters().items() if k != "To"}, "To"),
-        ({k: v for k, v in twilio_parameters().items() if k != "Body"}, "Body"),
+        ({k: v for k, v in twilio_parameters().items() if k != "MessageSid"}, BAD_SID),
+        (twilio_parameters(MessageSid="SM123"), BAD_SID),
+        (twilio_parameters(MessageSid="XX" + "0" * 32), BAD_SID),
+        (twilio_parameters(MessageSid="SM" + "g" * 32), BAD_SID),
+        (twilio_parameters(MessageSid="SM" + "0" * 32 + "0"), BAD_SID),
+        ({k: v for k, v in twilio_parameters().items() if k != "From"}, "From missing or malformed"),
+        (twilio_parameters(From=" "), "From missing or malformed"),
+        (twilio_parameters(From="+1" * 40), "From missing or malformed"),
+        ({k: v for k, v in twilio_parameters().items() if k != "To"}, "To missing or malformed"),
+        ({k: v for k, v in twilio_parameters().items() if k != "Body"}, "Body missing"),
     ],
     ids=[
         "no-sid",
@@ -392,9 +397,7 @@ def test_a_signed_request_with_a_missing_or_malformed_field_gets_400_and_a_reaso
 ) -> None:
     response = webhook.handle(signed_event(parameters), ingress)
 
-    assert response["statusCode"] == 400
-    assert reason in response["body"]
-    assert len(response["body"]) < 100
+    assert response == {"statusCode": 400, "headers": PLAIN, "body": reason}
     assert queued(sqs, queue_url) == []
 
 
@@ -409,8 +412,7 @@ def test_a_signed_request_that_repeats_a_parameter_gets_400(
 
     response = webhook.handle(http_event(body, signature=signature), ingress)
 
-    assert response["statusCode"] == 400
-    assert "Body" in response["body"]
+    assert response == {"statusCode": 400, "headers": PLAIN, "body": "parameter Body appears more than once"}
     assert queued(sqs, queue_url) == []
 
 
@@ -428,19 +430,22 @@ class _MultiDict(dict[str, list[str]]):
 @pytest.mark.parametrize(
     ("event", "reason"),
     [
-        ({**http_event("x"), "body": "%%%not base64%%%"}, "base64"),
-        (http_event("Body=%FF%FE&From=%2B1555", encode=True), "UTF-8"),
-        (http_event("&".join(f"p{index}=1" for index in range(200))), "form"),
+        ({**http_event("x"), "body": "%%%not base64%%%"}, "body is not valid base64"),
+        # Characters outside base64's alphabet are refused, not skipped over.
+        ({**http_event("x"), "body": "Qm9k eT1y b2Nr"}, "body is not valid base64"),
+        (http_event("Body=%FF%FE&From=%2B1555", encode=True), "body is not form-encoded UTF-8"),
+        (http_event("&".join(f"p{index}=1" for index in range(101))), "body is not form-encoded UTF-8"),
+        ({**http_event("x"), "body": {"Body": "rock"}}, "body is not form-encoded text"),
     ],
-    ids=["bad-base64", "bad-utf8", "too-many-fields"],
+    ids=["bad-base64", "spaces-in-base64", "bad-utf8", "too-many-fields", "not-text"],
 )
 def test_a_body_that_cannot_be_read_is_treated_as_unsigned(
     event: dict[str, Any], reason: str, ingress: webhook.Ingress, sqs: Any, queue_url: str
 ) -> None:
     response = webhook.handle(event, ingress)
 
-    assert response["statusCode"] == 403
-    assert reason in response["body"]
+    expected = f"invalid or missing X-Twilio-Signature: {reason}"
+    assert response == {"statusCode": 403, "headers": PLAIN, "body": expected}
     assert queued(sqs, queue_url) == []
 
 
@@ -452,7 +457,7 @@ def test_an_oversize_body_is_refused_with_413(
 
     response = webhook.handle(signed_event(parameters, encode=encode), ingress)
 
-    assert response["statusCode"] == 413
+    assert response == {"statusCode": 413, "headers": PLAIN, "body": "body too large"}
     assert queued(sqs, queue_url) == []
 
 
@@ -471,7 +476,7 @@ def test_methods_other_than_post_get_405(
 ) -> None:
     response = webhook.handle(signed_event(twilio_parameters(), method=method), ingress)
 
-    assert response["statusCode"] == 405
+    assert response == {"statusCode": 405, "headers": PLAIN, "body": "only POST is accepted"}
     assert queued(sqs, queue_url) == []
 
 
@@ -479,10 +484,110 @@ def test_a_queue_that_refuses_the_message_gives_500_so_twilio_retries(sqs: Any, 
     missing_queue = queue_url.rsplit("/", 1)[0] + "/no-such-queue"
     broken = webhook.Ingress(RequestValidator(TOKEN), IncomingQueue(sqs, missing_queue))
 
-    response = webhook.handle(signed_event(twilio_parameters()), broken)
+    with json_log_lines() as lines:
+        response = webhook.handle(signed_event(twilio_parameters()), broken)
 
-    assert response["statusCode"] == 500
-    assert response["headers"]["Content-Type"].startswith("text/plain")
+    assert response == {
+        "statusCode": 500,
+        "headers": PLAIN,
+        "body": "could not accept the message now, try again",
+    }
+    [line] = [line for line in lines if line["level"] == "ERROR"]
+    assert line["message"] == "configuration error: could not enqueue the inbound SMS"
+    assert (line["message_sid"], line["from"]) == (twilio_parameters()["MessageSid"], "+*******4567")
+    assert "NonExistentQueue" in line["exception"]
+
+
+def test_a_queue_that_cannot_be_reached_gives_500_and_logs_the_outage(queue_url: str) -> None:
+    nowhere = boto3.client(
+        "sqs",
+        region_name="us-east-1",
+        endpoint_url="http://127.0.0.1:9",  # the discard port: nothing listens
+        config=Config(retries={"max_attempts": 1}, connect_timeout=1),
+    )
+    unreachable = webhook.Ingress(RequestValidator(TOKEN), IncomingQueue(nowhere, queue_url))
+    with json_log_lines() as lines:
+        response = webhook.handle(signed_event(twilio_parameters()), unreachable)
+
+    assert response == {
+        "statusCode": 500,
+        "headers": PLAIN,
+        "body": "could not accept the message now, try again",
+    }
+    [line] = [line for line in lines if line["level"] == "ERROR"]
+    assert line["message"] == "could not enqueue the inbound SMS"
+    assert (line["message_sid"], line["from"]) == (twilio_parameters()["MessageSid"], "+*******4567")
+    assert "EndpointConnectionError" in line["exception"]
+
+
+def test_an_enqueued_sms_is_logged_with_its_sid_the_masked_sender_and_the_queues_id(
+    ingress: webhook.Ingress, sqs: Any, queue_url: str
+) -> None:
+    with json_log_lines() as lines:
+        webhook.handle(signed_event(twilio_parameters()), ingress)
+
+    [line] = [line for line in lines if line["message"] == "inbound SMS enqueued"]
+    [queued_message] = sqs.receive_message(QueueUrl=queue_url)["Messages"]
+    assert (line["message_sid"], line["from"], line["queue_message_id"]) == (
+        twilio_parameters()["MessageSid"],
+        "+*******4567",
+        queued_message["MessageId"],
+    )
+
+
+def test_an_empty_body_signed_for_this_url_is_answered_400_not_taken_for_unsigned(
+    ingress: webhook.Ingress,
+) -> None:
+    event = {**http_event("", signature=sign({})), "body": None}
+    assert webhook.handle(event, ingress) == {"statusCode": 400, "headers": PLAIN, "body": BAD_SID}
+
+
+def test_stray_separators_in_the_form_are_skipped_as_twilios_validator_skips_them(
+    ingress: webhook.Ingress, sqs: Any, queue_url: str
+) -> None:
+    parameters = twilio_parameters()
+    event = http_event(urlencode(parameters).replace("&", "&&", 1), signature=sign(parameters))
+    assert webhook.handle(event, ingress)["statusCode"] == 200
+    assert len(queued(sqs, queue_url)) == 1
+
+
+@pytest.mark.parametrize(
+    ("sender", "status"),
+    [("7", 200), ("+" + "1" * 63, 200), ("+" + "1" * 64, 400)],
+    ids=["one-character", "64-characters", "65-characters"],
+)
+def test_a_sender_of_one_to_64_characters_is_accepted(
+    sender: str, status: int, ingress: webhook.Ingress
+) -> None:
+    assert webhook.handle(signed_event(twilio_parameters(From=sender)), ingress)["statusCode"] == status
+
+
+def test_a_repeated_parameters_name_is_cut_to_40_characters_in_the_reason(ingress: webhook.Ingress) -> None:
+    name = "N" * 50
+    parameters = {**twilio_parameters(), name: "1"}
+    body = urlencode(parameters) + f"&{name}=2"
+    signature = str(
+        RequestValidator(TOKEN).compute_signature(API_URL, _MultiDict(parameters, extra=(name, "2")))
+    )
+
+    response = webhook.handle(http_event(body, signature=signature), ingress)
+
+    assert response["body"] == f"parameter {'N' * 40} appears more than once"
+
+
+def test_the_host_twilio_signed_is_api_gateways_domain_then_the_host_header() -> None:
+    behind_a_proxy = http_event("")
+    behind_a_proxy["headers"]["host"] = "proxy.internal"
+    assert webhook.signed_url(behind_a_proxy, None) == API_URL
+    without_domain = {**behind_a_proxy, "requestContext": {"http": {"method": "POST"}}}
+    assert webhook.signed_url(without_domain, None) == "https://proxy.internal/sms"
+    upper_case_header = {**without_domain, "headers": {"Host": "Proxy.Internal"}}
+    assert webhook.signed_url(upper_case_header, None) == "https://Proxy.Internal/sms"
+
+
+def test_a_logged_path_is_at_most_200_characters() -> None:
+    long = "/" + "a" * 300
+    assert webhook.logged_path({"rawPath": long}) == long[:200]
 
 
 # --- the Lambda entry point: settings once per cold start, never a crash -------------------------
