@@ -73,7 +73,8 @@ dynamodb-local:
 play demo: $(if $(filter local,$(DYNAMODB)),dynamodb-local)
 
 # The protocol tests and a short chaos soak again, with DynamoDB Local in place of moto's DynamoDB
-# (SQS and SSM stay on moto). docs/reliability.md lists how the two engines differ.
+# (SQS and SSM stay on moto), but for the protocol tests that never reach DynamoDB (tests/conftest.py).
+# docs/reliability.md lists how the two engines differ.
 test-dynamodb-local: $(DEV) dynamodb-local
 	DYNAMODB=local $(PY) -m pytest tests/protocol tests/chaos/test_chaos_soak.py $(PARALLEL)
 

@@ -9,6 +9,7 @@ import functools
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from typing import Any
 
 import boto3
@@ -20,6 +21,7 @@ from serverless_rps.game import Limits
 from serverless_rps.parsing import nickname_skeleton
 from serverless_rps.processing import InboundSms, MessageProcessor
 from serverless_rps.rules import Move, Outcome
+from serverless_rps_local.moto_rollback import light_transaction_rollback
 from serverless_rps_local.serialized_moto import SerializedMotoServer
 from tests.conftest import BOT_NUMBER, REGION, TABLES, FakeSms, create_tables, delete_tables, new_store
 
@@ -37,7 +39,12 @@ def server_endpoint(dynamodb_endpoint: str | None) -> Iterator[str]:
     and two transactions on one item may then cancel each other (TransactionConflict).
     """
     moto = None
+    rollback = ExitStack()
     if dynamodb_endpoint is None:
+        # Served one request at a time, moto may roll a cancelled transaction back item by item
+        # (moto_rollback.py): a whole-table copy per transaction made the module's cost grow
+        # with every trial's players.
+        rollback.enter_context(light_transaction_rollback())
         moto = SerializedMotoServer()
         moto.start()
         endpoint = moto.endpoint_url
@@ -56,6 +63,7 @@ def server_endpoint(dynamodb_endpoint: str | None) -> Iterator[str]:
         moto.stop()
     else:
         delete_tables(client)
+    rollback.close()
 
 
 def _invocation(endpoint: str, sms: FakeSms) -> MessageProcessor:
