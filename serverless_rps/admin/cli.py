@@ -294,7 +294,7 @@ def main(
     if result is None:
         print("nothing changed", file=sys.stderr)
         return FAILED
-    out.write(json.dumps(result, indent=2, default=str) + "\n" if arguments.json else _render(result))
+    out.write(json.dumps(result, indent=2) + "\n" if arguments.json else _render(result))
     return DONE
 
 

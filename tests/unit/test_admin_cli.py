@@ -38,6 +38,7 @@ from serverless_rps.admin.verify import (
 )
 from serverless_rps.config import ConfigurationError
 from serverless_rps.exceptions import StoreUnavailable
+from serverless_rps.observability import logger
 from serverless_rps.ports import CompletedRecord, OutboundSms
 
 REPO = Path(__file__).resolve().parents[2]
@@ -542,3 +543,55 @@ def test_a_number_without_its_plus_is_refused_with_the_form_it_needs(text: str, 
     with pytest.raises(argparse.ArgumentTypeError) as refusal:
         cli.parse_player(text)
     assert says in str(refusal.value)
+
+
+# -- what each command takes when nothing is said -------------------------------------------------
+
+
+def test_outbox_pending_lists_every_unsent_reply_unless_told_how_old() -> None:
+    assert cli._parser().parse_args(["outbox", "pending"]).older_than == 0.0
+    assert cli._parser().parse_args(["outbox", "pending", "--older-than", "15m"]).older_than == 900.0
+
+
+def test_verify_waits_two_minutes_and_texts_the_number_in_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("TWILIO_PHONE_NUMBER", "+15550100000")
+    arguments = cli._parser().parse_args(["verify"])
+    assert (arguments.service_number, arguments.timeout) == ("+15550100000", 120.0)
+
+
+@pytest.mark.parametrize("command", ["unlock", "erase"])
+def test_the_player_to_unlock_or_erase_is_read_as_a_phone_or_a_nickname(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli._parser().parse_args([command, "+1 555 123-0001"]).player == "+15551230001"
+    assert cli._parser().parse_args([command, "alice"]).player == "alice"
+    with pytest.raises(SystemExit) as usage:
+        cli._parser().parse_args([command, "5551230001"])
+    assert usage.value.code == 2
+    assert "'5551230001' is not a phone number in E.164" in capsys.readouterr().err
+
+
+def test_json_output_is_indented_by_two_spaces_for_a_reader() -> None:
+    _, output, _ = _main(["--json", "status"])
+    assert output == '{\n  "dead_letters": 0\n}\n'
+
+
+def test_ctrl_c_stops_the_tool_with_the_shells_status_for_an_interrupt() -> None:
+    def interrupted(_: argparse.Namespace) -> Any:
+        raise KeyboardInterrupt
+
+    assert _main(["status"], connect=interrupted)[0] == 130
+
+
+def test_verbose_shows_the_games_own_log_lines_on_stderr(capsys: pytest.CaptureFixture[str]) -> None:
+    class Logging(_RecordingOperator):
+        def status(self) -> dict[str, Any]:
+            logger.info("the game says this")
+            return super().status()
+
+    _main(["status"], operator=Logging())
+    assert "the game says this" not in capsys.readouterr().err
+    _main(["status", "--verbose"], operator=Logging())
+    assert "the game says this" in capsys.readouterr().err
