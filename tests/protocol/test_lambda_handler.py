@@ -6,6 +6,8 @@ from __future__ import annotations
 import io
 import json
 import logging
+import os
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -13,9 +15,19 @@ import boto3
 import pytest
 
 from serverless_rps import app, observability, replies
+from serverless_rps.config import GameSettings
 from serverless_rps.rules import Move, Outcome
 from serverless_rps_local.twilio_api import LocalTwilioApi
-from tests.conftest import ALICE, BOB, BOT_NUMBER, REGION, TABLES, TWILIO_ACCOUNT, TWILIO_TOKEN
+from tests.conftest import (
+    ALICE,
+    BOB,
+    BOT_NUMBER,
+    REGION,
+    TABLES,
+    TWILIO_ACCOUNT,
+    TWILIO_TOKEN,
+    new_store,
+)
 
 
 class LambdaContext:
@@ -122,3 +134,50 @@ def test_full_phone_numbers_and_the_token_never_reach_the_logs(
     assert '"sender":"+*******0001"' in written, "no masked sender logged: the check below would be blind"
     for secret in (ALICE, BOB, ALICE[1:], BOB[1:], TWILIO_TOKEN):
         assert secret not in written
+
+
+def test_the_built_function_brings_a_message_whose_player_is_busy_back_when_the_lock_expires(
+    deployed: Any, dynamodb: Any, twilio: LocalTwilioApi
+) -> None:
+    """The game function as the composition root builds it, on the real incoming queue: a message
+    that must wait gets its visibility shortened to the lock's lease, not the queue's timeout."""
+    incoming = os.environ["INCOMING_QUEUE_URL"]
+    deployed.send_message(
+        QueueUrl=incoming,
+        MessageBody=json.dumps(
+            {"MessageSid": "SM" + "4" * 32, "From": ALICE, "To": BOT_NUMBER, "Body": "help"}
+        ),
+    )
+    [message] = deployed.receive_message(QueueUrl=incoming, AttributeNames=["All"])["Messages"]
+    new_store(dynamodb).lock(ALICE, "another-invocation", time.time())
+    session = boto3.session.Session(region_name=REGION)
+    shortened: list[int] = []
+    session.events.register(
+        "provide-client-params.sqs.ChangeMessageVisibility",
+        lambda params, **_: shortened.append(params["VisibilityTimeout"]),
+    )
+    settings = GameSettings.from_environment()
+    function = app.build_game_function(settings, session)
+    record = {
+        "messageId": message["MessageId"],
+        "receiptHandle": message["ReceiptHandle"],
+        "body": message["Body"],
+        "attributes": message["Attributes"],
+    }
+
+    assert function.handle_batch({"Records": [record]}, None) == {
+        "batchItemFailures": [{"itemIdentifier": message["MessageId"]}]
+    }
+    [seconds] = shortened
+    assert 0 < seconds <= settings.lock_lease_seconds
+    assert twilio.sent_messages() == []
+
+
+def test_a_record_without_sqs_attributes_is_still_played(deployed: Any, twilio: LocalTwilioApi) -> None:
+    """Hand-made events (`invoke`, a test) may leave out SQS's attributes, SentTimestamp with them."""
+    event = _event(("SM" + "5" * 32, ALICE, "help"))
+    del event["Records"][0]["attributes"]
+    assert app.lambda_handler(event, LambdaContext()) == {"batchItemFailures": []}
+    sent = twilio.sent_messages()
+    assert sent
+    assert {message["to"] for message in sent} == {ALICE}

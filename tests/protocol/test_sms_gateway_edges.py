@@ -13,6 +13,7 @@ import pytest
 from serverless_rps.exceptions import SmsTemporarilyFailed
 from serverless_rps.ports import OutboundSms
 from serverless_rps.sms_gateway import TwilioSmsGateway
+from serverless_rps_local.twilio_api import LocalTwilioApi
 from tests.conftest import TWILIO_ACCOUNT, TWILIO_TOKEN
 
 HELLO = OutboundSms("+15551110001", "+15550000000", "hello")
@@ -65,3 +66,17 @@ def test_a_connection_never_made_certainly_did_not_send() -> None:
                 connection.close()
     assert "ConnectTimeout" in str(failed.value)
     assert not failed.value.maybe_sent, "no connection was made: Twilio never saw it"
+
+
+@pytest.mark.parametrize(
+    ("header", "hint"), [(0, 0.0), (2.5, 2.5), (-3, 0.0)], ids=["zero", "fraction", "negative"]
+)
+def test_twilios_retry_after_is_the_hint_as_given_never_below_zero(
+    twilio: LocalTwilioApi, header: float, hint: float
+) -> None:
+    """A 0 is a hint too: retry at once, not "no hint" (which falls back to our own backoff)."""
+    gateway = TwilioSmsGateway(TWILIO_ACCOUNT, TWILIO_TOKEN, twilio.base_url)
+    twilio.fail_next(status=429, retry_after=header)
+    with pytest.raises(SmsTemporarilyFailed) as throttled:
+        gateway.send(HELLO)
+    assert throttled.value.retry_after == hint

@@ -5,7 +5,7 @@ from typing import Any
 import boto3
 import pytest
 
-from serverless_rps.config import ConfigurationError, GameSettings, read_auth_token
+from serverless_rps.config import ConfigurationError, GameSettings, contact_key, read_auth_token
 
 BASE = {
     "GAME_STATE_TABLE": "state",
@@ -79,3 +79,12 @@ def test_replies_leave_from_the_number_texted_unless_a_messaging_service_is_set(
 def test_a_malformed_messaging_service_sid_is_refused_by_name(sid: str) -> None:
     with pytest.raises(ConfigurationError, match="TWILIO_MESSAGING_SERVICE_SID"):
         GameSettings.from_environment({**BASE, "TWILIO_MESSAGING_SERVICE_SID": sid})
+
+
+def test_the_contact_key_is_the_same_for_the_same_token_in_every_release() -> None:
+    """Contact records are named with it: a key that changed between releases would orphan every
+    stored contact (and restart every phone's reply budget). Pinned for one token."""
+    assert contact_key("0123456789abcdef0123456789abcdef").hex() == (
+        "a7166ed9168932febb5e0621083514cc0d31a61e8519af1d38dcfc7bfc3e18ee"
+    )
+    assert contact_key("another token") != contact_key("0123456789abcdef0123456789abcdef")
