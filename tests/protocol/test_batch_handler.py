@@ -15,10 +15,13 @@ from botocore.exceptions import ClientError
 from serverless_rps import parsing, replies
 from serverless_rps.app import GameFunction, build_game_function
 from serverless_rps.game import Limits
+from serverless_rps.game_store import DynamoGameStore
+from serverless_rps.game_store.tables import TableNames
 from serverless_rps.message_queue import DeadLetterQueue, IncomingQueue
 from serverless_rps.processing import MessageProcessor
 from serverless_rps.rules import Move
 from tests.conftest import ALICE, BOB, BOT_NUMBER, CAROL, LEASE_SECONDS, REGION, TABLES, FakeSms, Game
+from tests.protocol.test_failure_visibility import json_log_lines
 
 
 class Queues:
@@ -222,3 +225,59 @@ def test_each_message_is_parsed_once_for_its_metric_and_its_processing(
         replies.opt_in_confirmation(replies.Program()),
         replies.nick_registered("alice"),
     ]
+
+
+def test_a_parked_poison_message_is_an_error_line_with_its_reason(
+    queues: Queues, function: GameFunction
+) -> None:
+    event = queues.event("this is not json")
+    with json_log_lines() as lines:
+        function.handle_batch(event, None)
+    [line] = [line for line in lines if line["level"] == "ERROR"]
+    assert (line["message"], line["reason"]) == (
+        "poison message parked on the dead-letter queue",
+        "body is not JSON",
+    )
+
+
+def test_a_record_without_a_body_is_parked_as_empty(queues: Queues, function: GameFunction) -> None:
+    record = {"messageId": "m-1", "receiptHandle": "", "attributes": {}}
+    assert _failed_ids(function.handle_batch({"Records": [record]}, None)) == []
+    [parked] = queues.dead_letters()
+    assert parked["Body"] == "<empty>"
+    assert parked["MessageAttributes"]["source_message_id"]["StringValue"] == "m-1"
+
+
+def test_a_missing_table_is_a_configuration_error_counted_and_logged_with_its_cause(
+    queues: Queues, game: Game, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = TableNames("no-such-state", "no-such-nicknames", "no-such-records")
+    store = DynamoGameStore(
+        game.dynamodb,
+        missing,
+        lock_lease_seconds=LEASE_SECONDS,
+        in_progress_expiry_seconds=LEASE_SECONDS,
+        completed_record_seconds=3600,
+        contact_key=b"k" * 32,
+    )
+    function = GameFunction(
+        MessageProcessor(store, FakeSms(), limits=Limits(), lock_wait_seconds=0),
+        IncomingQueue(queues.sqs, queues.incoming_url),
+        DeadLetterQueue(queues.sqs, queues.dead_letter_url),
+    )
+    event = queues.event(queues.sms_body(ALICE, "help"))
+    capsys.readouterr()
+    with json_log_lines() as lines:
+        assert _failed_ids(function.handle_batch(event, None)) == [event["Records"][0]["messageId"]]
+
+    [line] = [line for line in lines if line["level"] == "ERROR"]
+    assert line["message"] == "configuration error; the message will be retried"
+    assert line["error_type"] == "ConfigurationProblem"
+    assert "ResourceNotFoundException" in line["cause"]
+    counted = [
+        (metric["command"], metric["outcome"])
+        for metric in (
+            json.loads(text) for text in capsys.readouterr().out.splitlines() if '"Messages"' in text
+        )
+    ]
+    assert counted == [("ShowHelp", "configuration_error")]
