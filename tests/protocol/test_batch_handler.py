@@ -281,3 +281,53 @@ def test_a_missing_table_is_a_configuration_error_counted_and_logged_with_its_ca
         )
     ]
     assert counted == [("ShowHelp", "configuration_error")]
+
+
+def _messages_metrics(output: str) -> list[tuple[str, str]]:
+    """The (command, outcome) of each `Messages` metric line written."""
+    lines = (json.loads(text) for text in output.splitlines() if '"Messages"' in text)
+    return [(metric["command"], metric["outcome"]) for metric in lines]
+
+
+def test_a_message_that_must_wait_is_a_warning_with_why_and_when_and_counted_as_a_retry(
+    game: Game, queues: Queues, function: GameFunction, capsys: pytest.CaptureFixture[str]
+) -> None:
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    game.store.lock(BOB, "another-invocation", time.time())
+    event = queues.event(queues.sms_body(ALICE, "rock bob"))
+    capsys.readouterr()
+    with json_log_lines() as lines:
+        function.handle_batch(event, None)
+
+    [line] = [line for line in lines if line["level"] == "WARNING"]
+    assert line["message"] == "message will be retried"
+    assert line["reason"] == "player +*******0002 is locked"
+    assert 0 < line["retry_after"] <= LEASE_SECONDS
+    assert _messages_metrics(capsys.readouterr().out) == [("Throw", "retry")]
+
+
+class _Broken:
+    """A processor with a bug: every message raises what no one planned for."""
+
+    def process(self, sms: object) -> None:
+        raise KeyError("games")
+
+
+def test_an_unexpected_error_is_logged_once_with_its_stack_and_counted(
+    queues: Queues, capsys: pytest.CaptureFixture[str]
+) -> None:
+    function = GameFunction(
+        _Broken(),  # type: ignore[arg-type]
+        IncomingQueue(queues.sqs, queues.incoming_url),
+        DeadLetterQueue(queues.sqs, queues.dead_letter_url),
+    )
+    event = queues.event(queues.sms_body(ALICE, "score"))
+    capsys.readouterr()
+    with json_log_lines() as lines:
+        assert _failed_ids(function.handle_batch(event, None)) == [event["Records"][0]["messageId"]]
+
+    [line] = [line for line in lines if line["level"] == "ERROR"]
+    assert line["message"] == "unexpected error; the message will be retried"
+    assert (line["error_type"], line["reason"]) == ("KeyError", "'games'")
+    assert 'raise KeyError("games")' in line["exception"]
+    assert _messages_metrics(capsys.readouterr().out) == [("ShowScore", "unexpected_error")]
