@@ -331,3 +331,7 @@ def test_an_unexpected_error_is_logged_once_with_its_stack_and_counted(
     assert (line["error_type"], line["reason"]) == ("KeyError", "'games'")
     assert 'raise KeyError("games")' in line["exception"]
     assert _messages_metrics(capsys.readouterr().out) == [("ShowScore", "unexpected_error")]
+
+
+def test_an_event_without_records_is_nothing_to_do(function: GameFunction) -> None:
+    assert function.handle_batch({}, None) == {"batchItemFailures": []}

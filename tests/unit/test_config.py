@@ -88,3 +88,37 @@ def test_the_contact_key_is_the_same_for_the_same_token_in_every_release() -> No
         "a7166ed9168932febb5e0621083514cc0d31a61e8519af1d38dcfc7bfc3e18ee"
     )
     assert contact_key("another token") != contact_key("0123456789abcdef0123456789abcdef")
+
+
+@pytest.mark.parametrize(
+    ("raw", "says"),
+    [
+        ("two", "CHALLENGE_EXPIRY_DAYS must be a number, got 'two'"),
+        ("0", "CHALLENGE_EXPIRY_DAYS must be positive, got '0'"),
+        ("-1", "CHALLENGE_EXPIRY_DAYS must be positive, got '-1'"),
+    ],
+)
+def test_a_number_setting_that_is_not_a_positive_number_is_named_with_its_value(raw: str, says: str) -> None:
+    with pytest.raises(ConfigurationError) as error:
+        GameSettings.from_environment({**BASE, "CHALLENGE_EXPIRY_DAYS": raw})
+    assert str(error.value) == says
+
+
+def test_a_fraction_below_one_is_a_positive_number() -> None:
+    settings = GameSettings.from_environment({**BASE, "CHALLENGE_EXPIRY_DAYS": "0.5"})
+    assert settings.challenge_expiry_seconds == 43200
+
+
+def test_the_function_timeout_and_the_status_callback_url_are_read_from_the_environment() -> None:
+    settings = GameSettings.from_environment(
+        {
+            **BASE,
+            "FUNCTION_TIMEOUT_SECONDS": "20",
+            "LOCK_LEASE_SECONDS": "40",
+            "IN_PROGRESS_EXPIRY_SECONDS": "40",
+            "STATUS_CALLBACK_URL": " https://example.com/sms/s3cret/status ",
+        }
+    )
+    assert settings.function_timeout_seconds == 20
+    assert settings.status_callback_url == "https://example.com/sms/s3cret/status"
+    assert GameSettings.from_environment({**BASE, "STATUS_CALLBACK_URL": "  "}).status_callback_url is None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -9,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from serverless_rps import observability
 from serverless_rps.config import tracing_enabled
 from serverless_rps.observability import Untraced, mask_phone
 
@@ -117,3 +119,20 @@ def test_with_tracing_on_the_tracer_names_the_service_and_traces_aws_and_twilio_
     observability._tracer()
 
     assert built == [{"service": "serverless-rps", "patch_modules": ["boto3", "requests"]}]
+
+
+def test_a_message_is_counted_once_in_its_own_line_by_command_and_outcome(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    capsys.readouterr()
+    observability.count_message("Throw", "processed")
+    [line] = [json.loads(text) for text in capsys.readouterr().out.splitlines() if text.startswith("{")]
+    [directive] = line["_aws"]["CloudWatchMetrics"]
+    assert directive["Metrics"] == [{"Name": "Messages", "Unit": "Count"}]
+    assert directive["Dimensions"] == [["service", "command", "outcome"]]
+    assert (line["service"], line["command"], line["outcome"], line["Messages"]) == (
+        "serverless-rps",
+        "Throw",
+        "processed",
+        [1.0],
+    )
