@@ -16,6 +16,7 @@ from moto import mock_aws
 from serverless_rps.admin import locate
 from serverless_rps.admin.verify import webhook_url
 from serverless_rps.config import ConfigurationError
+from tests.unit.test_config import BASE
 
 
 @pytest.mark.parametrize(
@@ -98,17 +99,6 @@ def test_a_stack_url_with_a_placeholder_and_no_secret_says_where_to_set_it() -> 
     )
 
 
-GAME_ENV = {
-    "GAME_STATE_TABLE": "state",
-    "NICKNAME_TABLE": "nicks",
-    "IDEMPOTENCY_TABLE": "idem",
-    "INCOMING_QUEUE_URL": "http://queue/in",
-    "DEAD_LETTER_QUEUE_URL": "http://queue/dlq",
-    "TWILIO_ACCOUNT_SID": "AC" + "0" * 32,
-    "TWILIO_AUTH_TOKEN_PARAMETER": "/rps/twilio-auth-token",
-}
-
-
 @pytest.mark.parametrize("env", [{}, {"GAME_STATE_TABLE": "  ", "PATH": "/usr/bin"}], ids=["none", "blank"])
 def test_without_a_stacks_variables_the_tool_says_how_to_name_one(env: dict[str, str]) -> None:
     with pytest.raises(ConfigurationError) as error:
@@ -122,9 +112,9 @@ def test_without_a_stacks_variables_the_tool_says_how_to_name_one(env: dict[str,
 def test_the_settings_are_those_of_the_environment_given_not_the_process(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    for name in GAME_ENV:
+    for name in BASE:
         monkeypatch.delenv(name, raising=False)
-    settings = locate.from_environment(GAME_ENV)
+    settings = locate.from_environment(BASE)
     assert (settings.game_state_table, settings.nickname_table, settings.incoming_queue_url) == (
         "state",
         "nicks",
@@ -135,7 +125,7 @@ def test_the_settings_are_those_of_the_environment_given_not_the_process(
 def test_variables_of_a_local_stack_that_stopped_are_refused_with_what_to_do(tmp_path: Path) -> None:
     from serverless_rps_local.saved_state import STATE_DIRECTORY_VARIABLE, StateDirectory
 
-    env = {**GAME_ENV, STATE_DIRECTORY_VARIABLE: str(tmp_path)}
+    env = {**BASE, STATE_DIRECTORY_VARIABLE: str(tmp_path)}
     with pytest.raises(ConfigurationError) as error:
         locate.from_environment(env)
     assert str(error.value) == (

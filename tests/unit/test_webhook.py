@@ -480,34 +480,35 @@ def test_methods_other_than_post_get_405(
     assert queued(sqs, queue_url) == []
 
 
-def test_a_queue_that_refuses_the_message_gives_500_so_twilio_retries(sqs: Any, queue_url: str) -> None:
-    missing_queue = queue_url.rsplit("/", 1)[0] + "/no-such-queue"
-    broken = webhook.Ingress(RequestValidator(TOKEN), IncomingQueue(sqs, missing_queue))
-
-    with json_log_lines() as lines:
-        response = webhook.handle(signed_event(twilio_parameters()), broken)
-
-    assert response == {
-        "statusCode": 500,
-        "headers": PLAIN,
-        "body": "could not accept the message now, try again",
-    }
-    [line] = [line for line in lines if line["level"] == "ERROR"]
-    assert line["message"] == "configuration error: could not enqueue the inbound SMS"
-    assert (line["message_sid"], line["from"]) == (twilio_parameters()["MessageSid"], "+*******4567")
-    assert "NonExistentQueue" in line["exception"]
+def _missing_queue(sqs: Any, queue_url: str) -> IncomingQueue:
+    return IncomingQueue(sqs, queue_url.rsplit("/", 1)[0] + "/no-such-queue")
 
 
-def test_a_queue_that_cannot_be_reached_gives_500_and_logs_the_outage(queue_url: str) -> None:
+def _unreachable_queue(sqs: Any, queue_url: str) -> IncomingQueue:
     nowhere = boto3.client(
         "sqs",
         region_name="us-east-1",
         endpoint_url="http://127.0.0.1:9",  # the discard port: nothing listens
         config=Config(retries={"max_attempts": 1}, connect_timeout=1),
     )
-    unreachable = webhook.Ingress(RequestValidator(TOKEN), IncomingQueue(nowhere, queue_url))
+    return IncomingQueue(nowhere, queue_url)
+
+
+@pytest.mark.parametrize(
+    ("queue", "logged", "cause"),
+    [
+        (_missing_queue, "configuration error: could not enqueue the inbound SMS", "NonExistentQueue"),
+        (_unreachable_queue, "could not enqueue the inbound SMS", "EndpointConnectionError"),
+    ],
+    ids=["missing", "unreachable"],
+)
+def test_a_queue_that_cannot_take_the_message_gives_500_so_twilio_retries_and_logs_why(
+    sqs: Any, queue_url: str, queue: Any, logged: str, cause: str
+) -> None:
+    failing = webhook.Ingress(RequestValidator(TOKEN), queue(sqs, queue_url))
+
     with json_log_lines() as lines:
-        response = webhook.handle(signed_event(twilio_parameters()), unreachable)
+        response = webhook.handle(signed_event(twilio_parameters()), failing)
 
     assert response == {
         "statusCode": 500,
@@ -515,9 +516,9 @@ def test_a_queue_that_cannot_be_reached_gives_500_and_logs_the_outage(queue_url:
         "body": "could not accept the message now, try again",
     }
     [line] = [line for line in lines if line["level"] == "ERROR"]
-    assert line["message"] == "could not enqueue the inbound SMS"
+    assert line["message"] == logged
     assert (line["message_sid"], line["from"]) == (twilio_parameters()["MessageSid"], "+*******4567")
-    assert "EndpointConnectionError" in line["exception"]
+    assert cause in line["exception"]
 
 
 def test_an_enqueued_sms_is_logged_with_its_sid_the_masked_sender_and_the_queues_id(
