@@ -128,6 +128,7 @@ class GameSettings:
 
     @classmethod
     def from_environment(cls, env: Mapping[str, str] | None = None) -> GameSettings:
+        """Each setting from its variable; one that is unset or blank keeps the default above."""
         env = os.environ if env is None else env
         return cls(
             game_state_table=_required(env, "GAME_STATE_TABLE"),
@@ -136,14 +137,17 @@ class GameSettings:
             incoming_queue_url=_required(env, "INCOMING_QUEUE_URL"),
             dead_letter_queue_url=_required(env, "DEAD_LETTER_QUEUE_URL"),
             twilio=_twilio(env),
-            function_timeout_seconds=_number(env, "FUNCTION_TIMEOUT_SECONDS", 15),
-            lock_lease_seconds=_number(env, "LOCK_LEASE_SECONDS", 25),
-            in_progress_expiry_seconds=_number(env, "IN_PROGRESS_EXPIRY_SECONDS", 30),
-            completed_record_seconds=_number(env, "COMPLETED_RECORD_SECONDS", 18 * DAY),
-            challenge_expiry_seconds=_number(env, "CHALLENGE_EXPIRY_DAYS", 7) * DAY,
-            lock_wait_seconds=_number(env, "LOCK_WAIT_SECONDS", 1.5),
-            reply_budget_burst=int(_number(env, "REPLY_BUDGET_BURST", 60)),
-            reply_budget_per_hour=int(_number(env, "REPLY_BUDGET_PER_HOUR", 180)),
+            function_timeout_seconds=_number(env, "FUNCTION_TIMEOUT_SECONDS", cls.function_timeout_seconds),
+            lock_lease_seconds=_number(env, "LOCK_LEASE_SECONDS", cls.lock_lease_seconds),
+            in_progress_expiry_seconds=_number(
+                env, "IN_PROGRESS_EXPIRY_SECONDS", cls.in_progress_expiry_seconds
+            ),
+            completed_record_seconds=_number(env, "COMPLETED_RECORD_SECONDS", cls.completed_record_seconds),
+            challenge_expiry_seconds=_number(env, "CHALLENGE_EXPIRY_DAYS", cls.challenge_expiry_seconds / DAY)
+            * DAY,
+            lock_wait_seconds=_number(env, "LOCK_WAIT_SECONDS", cls.lock_wait_seconds),
+            reply_budget_burst=int(_number(env, "REPLY_BUDGET_BURST", cls.reply_budget_burst)),
+            reply_budget_per_hour=int(_number(env, "REPLY_BUDGET_PER_HOUR", cls.reply_budget_per_hour)),
             metrics_namespace=env.get("POWERTOOLS_METRICS_NAMESPACE", "").strip()
             or DEFAULT_METRICS_NAMESPACE,
             program=_program(env),

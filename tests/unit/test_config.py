@@ -122,3 +122,44 @@ def test_the_function_timeout_and_the_status_callback_url_are_read_from_the_envi
     assert settings.function_timeout_seconds == 20
     assert settings.status_callback_url == "https://example.com/sms/s3cret/status"
     assert GameSettings.from_environment({**BASE, "STATUS_CALLBACK_URL": "  "}).status_callback_url is None
+
+
+def test_each_timing_and_budget_is_read_from_its_own_variable() -> None:
+    settings = GameSettings.from_environment(
+        {
+            **BASE,
+            "FUNCTION_TIMEOUT_SECONDS": "11",
+            "LOCK_LEASE_SECONDS": "22",
+            "IN_PROGRESS_EXPIRY_SECONDS": "33",
+            "COMPLETED_RECORD_SECONDS": "44",
+            "CHALLENGE_EXPIRY_DAYS": "3",
+            "LOCK_WAIT_SECONDS": "0.25",
+            "REPLY_BUDGET_BURST": "66",
+            "REPLY_BUDGET_PER_HOUR": "77",
+        }
+    )
+    assert (
+        settings.function_timeout_seconds,
+        settings.lock_lease_seconds,
+        settings.in_progress_expiry_seconds,
+        settings.completed_record_seconds,
+        settings.challenge_expiry_seconds,
+        settings.lock_wait_seconds,
+        settings.reply_budget_burst,
+        settings.reply_budget_per_hour,
+    ) == (11, 22, 33, 44, 3 * 86400, 0.25, 66, 77)
+
+
+def test_unset_or_blank_timings_and_budgets_keep_their_documented_defaults() -> None:
+    for env in (BASE, {**BASE, "LOCK_WAIT_SECONDS": " ", "REPLY_BUDGET_BURST": ""}):
+        settings = GameSettings.from_environment(env)
+        assert (
+            settings.function_timeout_seconds,
+            settings.lock_lease_seconds,
+            settings.in_progress_expiry_seconds,
+            settings.completed_record_seconds,
+            settings.challenge_expiry_seconds,
+            settings.lock_wait_seconds,
+            settings.reply_budget_burst,
+            settings.reply_budget_per_hour,
+        ) == (15, 25, 30, 18 * 86400, 7 * 86400, 1.5, 60, 180)
