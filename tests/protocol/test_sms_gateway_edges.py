@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 
 from serverless_rps.exceptions import SmsTemporarilyFailed
-from serverless_rps.ports import OutboundSms
+from serverless_rps.ports import OutboundSms, ReplyId
 from serverless_rps.sms_gateway import TwilioSmsGateway
 from serverless_rps_local.twilio_api import LocalTwilioApi
 from tests.conftest import TWILIO_ACCOUNT, TWILIO_TOKEN
@@ -80,3 +80,20 @@ def test_twilios_retry_after_is_the_hint_as_given_never_below_zero(
     with pytest.raises(SmsTemporarilyFailed) as throttled:
         gateway.send(HELLO)
     assert throttled.value.retry_after == hint
+
+
+def test_a_reply_asks_twilio_for_status_callbacks_only_when_the_route_is_configured(
+    twilio: LocalTwilioApi, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked: list[str] = []
+    monkeypatch.setattr(twilio.callbacks, "schedule", lambda message, url: asked.append(url))
+    reply = ReplyId("SM" + "1" * 32, 2)
+
+    TwilioSmsGateway(TWILIO_ACCOUNT, TWILIO_TOKEN, twilio.base_url).send(HELLO, reply)
+    assert asked == [], "no StatusCallback without the webhook's status route"
+
+    route = "https://example.com/sms/s3cret/status"
+    TwilioSmsGateway(TWILIO_ACCOUNT, TWILIO_TOKEN, twilio.base_url, status_callback_url=route).send(
+        HELLO, reply
+    )
+    assert asked == [f"{route}?key={'SM' + '1' * 32}&index=2"]

@@ -33,12 +33,6 @@ def test_a_missing_setting_is_named_in_the_error(missing: str) -> None:
         GameSettings.from_environment(env)
 
 
-def test_a_token_source_is_required() -> None:
-    env = {key: value for key, value in BASE.items() if key != "TWILIO_AUTH_TOKEN_PARAMETER"}
-    with pytest.raises(ConfigurationError, match="TWILIO_AUTH_TOKEN"):
-        GameSettings.from_environment(env)
-
-
 @pytest.mark.parametrize(
     "override",
     [
@@ -163,3 +157,69 @@ def test_unset_or_blank_timings_and_budgets_keep_their_documented_defaults() -> 
             settings.reply_budget_burst,
             settings.reply_budget_per_hour,
         ) == (15, 25, 30, 18 * 86400, 7 * 86400, 1.5, 60, 180)
+
+
+@pytest.mark.parametrize(
+    ("override", "says"),
+    [
+        ({"LOCK_LEASE_SECONDS": "15"}, "LOCK_LEASE_SECONDS must exceed FUNCTION_TIMEOUT_SECONDS"),
+        (
+            {"IN_PROGRESS_EXPIRY_SECONDS": "14"},
+            "IN_PROGRESS_EXPIRY_SECONDS must be >= FUNCTION_TIMEOUT_SECONDS",
+        ),
+        ({"REPLY_BUDGET_BURST": "0.5"}, "REPLY_BUDGET_BURST and REPLY_BUDGET_PER_HOUR must be at least 1"),
+        ({"REPLY_BUDGET_PER_HOUR": "0.5"}, "REPLY_BUDGET_BURST and REPLY_BUDGET_PER_HOUR must be at least 1"),
+    ],
+    ids=["lease", "claim", "burst", "per-hour"],
+)
+def test_timings_that_break_the_protocol_are_refused_word_for_word(
+    override: dict[str, str], says: str
+) -> None:
+    with pytest.raises(ConfigurationError) as error:
+        GameSettings.from_environment({**BASE, "FUNCTION_TIMEOUT_SECONDS": "15", **override})
+    assert str(error.value) == says
+
+
+def test_the_smallest_timings_and_budgets_the_protocol_allows_are_accepted() -> None:
+    settings = GameSettings.from_environment(
+        {
+            **BASE,
+            "FUNCTION_TIMEOUT_SECONDS": "15",
+            "IN_PROGRESS_EXPIRY_SECONDS": "15",
+            "REPLY_BUDGET_BURST": "1",
+            "REPLY_BUDGET_PER_HOUR": "1",
+        }
+    )
+    assert (
+        settings.in_progress_expiry_seconds,
+        settings.reply_budget_burst,
+        settings.reply_budget_per_hour,
+    ) == (
+        15,
+        1,
+        1,
+    )
+
+
+def test_without_a_token_source_the_error_says_which_variables_to_set() -> None:
+    env = {key: value for key, value in BASE.items() if key != "TWILIO_AUTH_TOKEN_PARAMETER"}
+    with pytest.raises(ConfigurationError) as error:
+        GameSettings.from_environment(env)
+    assert str(error.value) == (
+        "set TWILIO_AUTH_TOKEN_PARAMETER (an SSM SecureString name) or, locally, TWILIO_AUTH_TOKEN"
+    )
+
+
+@pytest.mark.parametrize(
+    ("raw", "api_url"),
+    [
+        ("https://proxy.example/TWILIO-BOX/", "https://proxy.example/TWILIO-BOX"),
+        (" http://127.0.0.1:5123 ", "http://127.0.0.1:5123"),
+        ("  ", None),
+        (None, None),
+    ],
+    ids=["trailing-slash", "spaces", "blank", "unset"],
+)
+def test_a_twilio_api_url_is_kept_without_its_trailing_slash(raw: str | None, api_url: str | None) -> None:
+    env = {**BASE, **({"TWILIO_API_URL": raw} if raw is not None else {})}
+    assert GameSettings.from_environment(env).twilio.api_url == api_url
