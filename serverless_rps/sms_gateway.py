@@ -163,12 +163,8 @@ class TwilioSmsGateway:
         if self._status_callback_url is not None and reply is not None:
             data["StatusCallback"] = status_callback(self._status_callback_url, reply)
         try:
-            created = self._api.create(
-                "POST",
-                self._messages,
-                data=data,
-                headers={"Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"},
-            )
+            # twilio's client adds the form's Content-Type and Accept: application/json to a POST.
+            created = self._api.create("POST", self._messages, data=data)
         except TwilioRestException as exc:
             kind = classify(exc.code, exc.status)
             if kind is TwilioFailure.REFUSED:

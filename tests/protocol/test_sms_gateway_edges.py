@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from serverless_rps.exceptions import SmsTemporarilyFailed
+from serverless_rps.exceptions import ConfigurationProblem, SmsTemporarilyFailed
 from serverless_rps.ports import OutboundSms, ReplyId
 from serverless_rps.sms_gateway import TwilioSmsGateway
 from serverless_rps_local.twilio_api import LocalTwilioApi
@@ -97,3 +97,17 @@ def test_a_reply_asks_twilio_for_status_callbacks_only_when_the_route_is_configu
         HELLO, reply
     )
     assert asked == [f"{route}?key={'SM' + '1' * 32}&index=2"]
+
+
+@pytest.mark.parametrize(("status", "code"), [(401, 20003), (403, 403)], ids=["credentials", "forbidden"])
+def test_twilio_refusing_our_account_is_a_configuration_problem_tried_again_in_a_minute(
+    twilio: LocalTwilioApi, status: int, code: int
+) -> None:
+    """An error code of Twilio's own, or an HTTP status alone (a 403 whose code Twilio does not
+    list): either way the account or the sender, which an operator must fix."""
+    gateway = TwilioSmsGateway(TWILIO_ACCOUNT, TWILIO_TOKEN, twilio.base_url)
+    twilio.fail_next(status=status, code=code)
+    with pytest.raises(ConfigurationProblem) as refused:
+        gateway.send(HELLO)
+    assert str(refused.value) == f"Twilio refused our account or sender: HTTP {status} code {code}"
+    assert refused.value.retry_after == 60
