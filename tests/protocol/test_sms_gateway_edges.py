@@ -10,11 +10,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from serverless_rps.exceptions import ConfigurationProblem, SmsTemporarilyFailed
+from serverless_rps.exceptions import ConfigurationProblem, SmsPermanentlyRefused, SmsTemporarilyFailed
 from serverless_rps.ports import OutboundSms, ReplyId
 from serverless_rps.sms_gateway import TwilioSmsGateway
 from serverless_rps_local.twilio_api import LocalTwilioApi
 from tests.conftest import TWILIO_ACCOUNT, TWILIO_TOKEN
+from tests.protocol.test_failure_visibility import json_log_lines
 
 HELLO = OutboundSms("+15551110001", "+15550000000", "hello")
 
@@ -111,3 +112,37 @@ def test_twilio_refusing_our_account_is_a_configuration_problem_tried_again_in_a
         gateway.send(HELLO)
     assert str(refused.value) == f"Twilio refused our account or sender: HTTP {status} code {code}"
     assert refused.value.retry_after == 60
+
+
+@pytest.mark.parametrize(
+    ("status", "code", "says", "maybe_sent", "unclassified"),
+    [
+        (500, 20500, "Twilio failed with HTTP 500 code 20500", True, False),
+        (429, 20429, "Twilio failed with HTTP 429 code 20429", False, False),
+        (400, 99999, "Twilio failed with HTTP 400 code 99999", False, True),
+    ],
+    ids=["server-error", "throttled", "unknown-code"],
+)
+def test_a_failed_send_says_what_twilio_answered_and_whether_it_may_have_sent(
+    twilio: LocalTwilioApi, status: int, code: int, says: str, maybe_sent: bool, unclassified: bool
+) -> None:
+    gateway = TwilioSmsGateway(TWILIO_ACCOUNT, TWILIO_TOKEN, twilio.base_url)
+    twilio.fail_next(status=status, code=code)
+    with json_log_lines() as lines, pytest.raises(SmsTemporarilyFailed) as failed:
+        gateway.send(HELLO)
+    assert (str(failed.value), failed.value.maybe_sent) == (says, maybe_sent)
+    warnings = [
+        (line["message"], line["code"], line["status"]) for line in lines if line["level"] == "WARNING"
+    ]
+    assert warnings == ([("an unclassified Twilio error; retrying", code, status)] if unclassified else [])
+
+
+def test_a_reply_twilio_refuses_for_good_names_the_masked_number_and_the_code(twilio: LocalTwilioApi) -> None:
+    gateway = TwilioSmsGateway(TWILIO_ACCOUNT, TWILIO_TOKEN, twilio.base_url)
+    twilio.fail_next(status=400, code=21610)
+    with pytest.raises(SmsPermanentlyRefused) as refused:
+        gateway.send(HELLO)
+    assert (str(refused.value), refused.value.code) == (
+        "Twilio refused the SMS to +*******0001: 21610",
+        21610,
+    )
