@@ -110,14 +110,15 @@ class RedirectingHttpClient(TwilioHttpClient):
     """
 
     def __init__(self, base_url: str | None = None, timeout: float = _SEND_TIMEOUT_SECONDS) -> None:
+        """`base_url` without a trailing slash (config strips TWILIO_API_URL's)."""
         super().__init__(timeout=timeout)
-        self._base_url = base_url.rstrip("/") if base_url else None
+        self._base_url = base_url
+        # Read only after a response (a failed send or list): set from that response's headers.
         self.last_retry_after: float | None = None
 
     def request(self, method: str, url: str, *args: Any, **kwargs: Any) -> Response:
-        if self._base_url and url.startswith(TWILIO_API_BASE):
-            url = self._base_url + url[len(TWILIO_API_BASE) :]
-        self.last_retry_after = None
+        if self._base_url:  # the SDK's URLs all start with TWILIO_API_BASE
+            url = self._base_url + url.removeprefix(TWILIO_API_BASE)
         response = super().request(method, url, *args, **kwargs)
         self.last_retry_after = _seconds((response.headers or {}).get("Retry-After"))
         return response

@@ -12,7 +12,7 @@ import pytest
 
 from serverless_rps.exceptions import ConfigurationProblem, SmsPermanentlyRefused, SmsTemporarilyFailed
 from serverless_rps.ports import OutboundSms, ReplyId
-from serverless_rps.sms_gateway import TwilioSmsGateway
+from serverless_rps.sms_gateway import RedirectingHttpClient, TwilioSmsGateway
 from serverless_rps_local.twilio_api import LocalTwilioApi
 from tests.conftest import TWILIO_ACCOUNT, TWILIO_TOKEN
 from tests.protocol.test_failure_visibility import json_log_lines
@@ -146,3 +146,8 @@ def test_a_reply_twilio_refuses_for_good_names_the_masked_number_and_the_code(tw
         "Twilio refused the SMS to +*******0001: 21610",
         21610,
     )
+
+
+def test_twilio_is_given_five_seconds_to_answer_a_send() -> None:
+    """The client's timeout (the slow tier's test waits it out against a stalled local API)."""
+    assert RedirectingHttpClient().timeout == 5.0
