@@ -107,8 +107,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if ranks[item.nodeid] < len(SLOW):
             item.add_marker(pytest.mark.slow)
         file_ranks[item.path] = min(file_ranks.get(item.path, len(SLOW)), ranks[item.nodeid])
-    # Whole files move, each in its own order, so that a module's fixture is still made once.
-    items.sort(key=lambda item: file_ranks[item.path])
+    # Whole files move, each in its own order, so that a module's fixture is still made once. Only
+    # on xdist's processes (make test): one process runs tests in the order it was given, and
+    # mutmut gives each mutant's tests fastest first so that the first failure comes soon.
+    if hasattr(config, "workerinput"):
+        items.sort(key=lambda item: file_ranks[item.path])
     if ENGINE is not DynamoDbEngine.MOTO:
         _leave_out_what_never_reaches_dynamodb(config, items)
 
