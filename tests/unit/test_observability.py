@@ -136,3 +136,10 @@ def test_a_message_is_counted_once_in_its_own_line_by_command_and_outcome(
         "processed",
         [1.0],
     )
+
+
+def test_a_number_without_a_plus_or_shorter_than_five_digits_is_masked_as_it_is() -> None:
+    assert mask_phone("15551234567") == "*******4567"
+    assert mask_phone("88000") == "*8000"
+    assert mask_phone("+1234") == "+1234"
+    assert mask_phone("") == "<none>"
