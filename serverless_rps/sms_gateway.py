@@ -205,10 +205,9 @@ class TwilioSmsGateway:
 
         try:
             found = MessageList(self._api, self._account_sid).list(to=to, limit=limit)
-        except TwilioRestException as exc:
-            raise self._list_failure(exc.code, exc.status) from exc
         except TwilioException as exc:
-            # A page that is not a 200 comes back as a bare TwilioException carrying the response.
+            # A page that is not a 200 comes back as a bare TwilioException carrying the response
+            # (twilio's Page), not as a TwilioRestException with Twilio's code, as a failed send does.
             response = exc.args[1] if len(exc.args) > 1 and isinstance(exc.args[1], Response) else None
             if response is None:
                 raise SmsTemporarilyFailed(f"Twilio's Messages list failed: {exc}") from exc

@@ -69,6 +69,8 @@ __all__ = [
 # Twilio's largest inbound SMS: 1,600 characters, which percent-encode to 14 KiB when every one is
 # a three-byte character (Chinese, say), plus ten media URLs and the other parameters, 2 KiB.
 MAX_BODY_BYTES = 32 * 1024
+# The longest base64 a body within MAX_BODY_BYTES encodes to (four characters per three bytes).
+_MAX_ENCODED_BYTES = 4 * ((MAX_BODY_BYTES + 2) // 3)
 # Twilio sends about 20 parameters, 40 with ten media attachments.
 _MAX_FIELDS = 100
 # Longer than any phone number, short code or channel address ("whatsapp:+...") Twilio sends.
@@ -147,7 +149,7 @@ def read_form(event: Mapping[str, Any]) -> list[tuple[str, str]] | Rejection:
     if not isinstance(raw, str):
         return _unreadable("body is not form-encoded text")
     # Refuse a huge body before decoding it; base64 makes it a third longer.
-    if len(raw) > MAX_BODY_BYTES * 4 // 3 + 4:
+    if len(raw) > _MAX_ENCODED_BYTES:
         return Rejection(413, "body too large")
     if event.get("isBase64Encoded"):
         try:

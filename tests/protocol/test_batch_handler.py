@@ -12,7 +12,7 @@ import boto3
 import pytest
 from botocore.exceptions import ClientError
 
-from serverless_rps import parsing, replies
+from serverless_rps import app, parsing, replies
 from serverless_rps.app import GameFunction, build_game_function
 from serverless_rps.game import Limits
 from serverless_rps.game_store import DynamoGameStore
@@ -335,3 +335,37 @@ def test_an_unexpected_error_is_logged_once_with_its_stack_and_counted(
 
 def test_an_event_without_records_is_nothing_to_do(function: GameFunction) -> None:
     assert function.handle_batch({}, None) == {"batchItemFailures": []}
+
+
+def test_a_hand_made_event_without_a_receipt_handle_waits_out_the_visibility_timeout_quietly(
+    game: Game, queues: Queues, function: GameFunction
+) -> None:
+    """`invoke`'s events have no receipt handle: nothing to shorten, and nothing to warn about but
+    the retry itself."""
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    game.store.lock(BOB, "another-invocation", time.time())
+    event = queues.event(queues.sms_body(ALICE, "rock bob"))
+    event["Records"][0]["receiptHandle"] = ""
+    with json_log_lines() as lines:
+        function.handle_batch(event, None)
+    assert [line["message"] for line in lines if line["level"] == "WARNING"] == ["message will be retried"]
+    assert queues.visibility_changes == []
+
+
+class _RecordingTracer:
+    """Stands for Powertools' Tracer (no X-Ray daemon here): the annotations put on the trace."""
+
+    def __init__(self) -> None:
+        self.annotations: list[tuple[str, object]] = []
+
+    def put_annotation(self, key: str, value: object) -> None:
+        self.annotations.append((key, value))
+
+
+def test_each_message_played_is_annotated_on_its_trace_with_its_result(
+    function: GameFunction, queues: Queues, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tracer = _RecordingTracer()
+    monkeypatch.setattr(app, "tracer", tracer)
+    function.handle_batch(queues.event(queues.sms_body(ALICE, "help"), queues.sms_body(ALICE, "score")), None)
+    assert tracer.annotations == [("result", "processed"), ("result", "processed")]

@@ -108,6 +108,11 @@ def delivery_metrics(output: str) -> list[tuple[str, dict[str, str]]]:
     ]
 
 
+def _details(line: dict[str, Any]) -> tuple[Any, ...]:
+    """What a status-route log line says the callback was about (the logger leaves out a None)."""
+    return (line["key"], line["index"], line["message_sid"], line["status"], line.get("error_code"))
+
+
 def callback_lines(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The status route's log lines about what a callback changed."""
     return [line for line in lines if str(line["message"]).startswith("status callback")]
@@ -235,7 +240,11 @@ def test_a_callback_for_a_reply_we_have_no_record_of_gets_200_and_writes_nothing
     game: Game, ingress: webhook.Ingress
 ) -> None:
     unknown = ReplyId("SM" + "e" * 32, 0)
-    assert post(ingress, callback(unknown, SID, "delivered")) == 200
+    with json_log_lines() as lines:
+        assert post(ingress, callback(unknown, SID, "delivered")) == 200
+    [line] = [line for line in lines if line["level"] == "WARNING"]
+    assert line["message"] == "status callback for a reply we have no record of; nothing recorded"
+    assert _details(line) == (unknown.key, 0, SID, "delivered", None)
     assert "Item" not in game.dynamodb.get_item(
         TableName=TABLES.idempotency, Key={"messageId": {"S": unknown.key}}
     ), "no record was created"
@@ -324,11 +333,6 @@ def test_the_operator_sees_each_replys_delivery_in_outbox_pending_and_player(
 # --- what the status route answers Twilio, and what it tells the operator ----------------------
 
 PLAIN = {"Content-Type": "text/plain; charset=utf-8"}
-
-
-def _details(line: dict[str, Any]) -> tuple[Any, ...]:
-    """What a status-route log line says the callback was about (the logger leaves out a None)."""
-    return (line["key"], line["index"], line["message_sid"], line["status"], line.get("error_code"))
 
 
 def test_a_recorded_callback_is_answered_with_an_empty_plain_text_200(

@@ -3,9 +3,10 @@ errors are classified as Twilio's documentation says they should be."""
 
 from __future__ import annotations
 
+import json
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -74,10 +75,15 @@ def test_server_errors_are_transient(twilio: LocalTwilioApi, gateway: TwilioSmsG
     assert failed.value.maybe_sent, "a 5xx may follow Twilio's accepting it"
 
 
-def test_an_unreachable_api_is_transient() -> None:
+@pytest.fixture
+def closed_port() -> int:
+    """A port nothing listens on (bound once, then released)."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
-        closed_port = probe.getsockname()[1]
+        return int(probe.getsockname()[1])
+
+
+def test_an_unreachable_api_is_transient(closed_port: int) -> None:
     gateway = TwilioSmsGateway(TWILIO_ACCOUNT, TWILIO_TOKEN, f"http://127.0.0.1:{closed_port}")
     with pytest.raises(SmsTemporarilyFailed) as failed:
         gateway.send(HELLO)
@@ -131,10 +137,12 @@ def test_with_a_messaging_service_a_reply_goes_out_through_it_from_a_number_of_i
 
         [sent] = twilio.sent_messages()
         [attempt] = twilio.attempts()
+        listed = gateway.sent_to(HELLO.to, 5)
     assert sent["sid"] == sid
     assert sent["messaging_service_sid"] == MESSAGING_SERVICE
     assert (sent["to"], sent["body"]) == (HELLO.to, HELLO.body)
     assert attempt["from"] in POOL, "the service chose the sender, not the outbox's `from`"
+    assert [sms.messaging_service_sid for sms in listed] == [MESSAGING_SERVICE]
 
 
 def test_a_messaging_service_twilio_does_not_know_is_a_configuration_error_retried_not_recorded(
@@ -215,7 +223,9 @@ def test_the_messages_list_reads_back_what_was_sent_newest_first(
 
     assert [(sms.sid, sms.body) for sms in listed] == [(second, "again"), (first, "hello")]
     assert all(sms.direction == "outbound-api" and sms.from_ == HELLO.from_ for sms in listed)
+    assert all(sms.to == HELLO.to and sms.messaging_service_sid is None for sms in listed)
     assert listed[0].created_at >= listed[1].created_at > 0
+    assert [sms.sid for sms in gateway.sent_to(HELLO.to, 1)] == [second], "one page of `limit`, no more"
 
 
 def test_a_throttled_list_is_a_transient_failure_with_twilios_retry_after(
@@ -224,16 +234,95 @@ def test_a_throttled_list_is_a_transient_failure_with_twilios_retry_after(
     twilio.fail_next_lists(1, status=429, retry_after=4)
     with pytest.raises(SmsTemporarilyFailed) as throttled:
         gateway.sent_to(HELLO.to, 10)
+    assert str(throttled.value) == "Twilio's Messages list failed with HTTP 429 code 20429"
     assert throttled.value.retry_after == 4
 
 
 def test_a_failing_list_is_a_transient_failure(twilio: LocalTwilioApi, gateway: TwilioSmsGateway) -> None:
     twilio.fail_next_lists(1, status=503)
-    with pytest.raises(SmsTemporarilyFailed):
+    with pytest.raises(SmsTemporarilyFailed) as failed:
         gateway.sent_to(HELLO.to, 10)
+    assert str(failed.value) == "Twilio's Messages list failed with HTTP 503 code 20503"
 
 
 def test_a_list_with_refused_credentials_is_a_configuration_problem(twilio: LocalTwilioApi) -> None:
     gateway = TwilioSmsGateway(TWILIO_ACCOUNT, "wrong-token", twilio.base_url)
-    with pytest.raises(ConfigurationProblem):
+    with pytest.raises(ConfigurationProblem) as refused:
         gateway.sent_to(HELLO.to, 10)
+    assert str(refused.value) == "Twilio refused to list our messages: HTTP 401 code 20003"
+    assert refused.value.retry_after == 60
+
+
+@pytest.mark.parametrize(("status", "code"), [(400, 21660), (403, 403)], ids=["by-code", "by-status"])
+def test_a_list_refused_for_the_account_by_its_code_or_its_status_alone_is_a_configuration_problem(
+    twilio: LocalTwilioApi, gateway: TwilioSmsGateway, status: int, code: int
+) -> None:
+    twilio.fail_next_lists(1, status=status, code=code)
+    with pytest.raises(ConfigurationProblem) as refused:
+        gateway.sent_to(HELLO.to, 10)
+    assert str(refused.value) == f"Twilio refused to list our messages: HTTP {status} code {code}"
+
+
+def test_an_unreachable_list_is_a_transient_failure_named_by_its_kind(closed_port: int) -> None:
+    gateway = TwilioSmsGateway(TWILIO_ACCOUNT, TWILIO_TOKEN, f"http://127.0.0.1:{closed_port}")
+    with pytest.raises(SmsTemporarilyFailed) as unreachable:
+        gateway.sent_to(HELLO.to, 10)
+    assert str(unreachable.value) == "Twilio unreachable: ConnectionError"
+
+
+@pytest.fixture
+def answering() -> Iterator[Callable[[int, str], str]]:
+    """A server that is not Twilio's, answering every request with the (status, body) last set:
+    `answering(status, body)` sets it and gives the base URL."""
+    answer = [(200, "{}")]
+
+    def app(environ: dict[str, Any], start_response: Any) -> Any:
+        status, body = answer[-1]
+        return Response(body, status=status, mimetype="application/json")(environ, start_response)
+
+    server = BackgroundHttpServer(app)
+    base_url = server.start()
+
+    def set_answer(status: int, body: str) -> str:
+        answer.append((status, body))
+        return base_url
+
+    yield set_answer
+    server.stop()
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "says"),
+    [
+        (200, "{}", "Twilio's Messages list failed: Page Records can not be deserialized"),
+        (500, '{"code": "E42"}', "Twilio's Messages list failed with HTTP 500 code None"),
+        (502, "<html>Bad gateway</html>", "Twilio's Messages list failed with HTTP 502 code None"),
+        (500, '["code", 20500]', "Twilio's Messages list failed with HTTP 500 code None"),
+    ],
+    ids=["no-records", "code-not-a-number", "not-json", "not-an-object"],
+)
+def test_a_list_answer_that_is_not_twilios_is_a_transient_failure_saying_what_came(
+    answering: Callable[[int, str], str], status: int, body: str, says: str
+) -> None:
+    gateway = TwilioSmsGateway(TWILIO_ACCOUNT, TWILIO_TOKEN, answering(status, body))
+    with pytest.raises(SmsTemporarilyFailed) as failed:
+        gateway.sent_to(HELLO.to, 10)
+    assert str(failed.value) == says
+
+
+def test_a_listed_message_without_a_body_or_a_date_is_read_as_empty_and_at_zero(
+    answering: Callable[[int, str], str],
+) -> None:
+    message = {
+        "sid": "SM" + "1" * 32,
+        "to": HELLO.to,
+        "from": HELLO.from_,
+        "body": None,
+        "direction": "outbound-api",
+        "date_created": None,
+        "messaging_service_sid": None,
+    }
+    page = {"messages": [message], "next_page_uri": None, "page": 0, "page_size": 10}
+    gateway = TwilioSmsGateway(TWILIO_ACCOUNT, TWILIO_TOKEN, answering(200, json.dumps(page)))
+    [listed] = gateway.sent_to(HELLO.to, 10)
+    assert (listed.body, listed.created_at) == ("", 0.0)

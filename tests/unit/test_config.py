@@ -102,6 +102,7 @@ def test_the_function_timeout_and_the_status_callback_url_are_read_from_the_envi
     assert settings.function_timeout_seconds == 20
     assert settings.status_callback_url == "https://example.com/sms/s3cret/status"
     assert GameSettings.from_environment({**BASE, "STATUS_CALLBACK_URL": "  "}).status_callback_url is None
+    assert GameSettings.from_environment(BASE).status_callback_url is None
 
 
 def test_each_timing_and_budget_is_read_from_its_own_variable() -> None:

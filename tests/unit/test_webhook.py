@@ -461,6 +461,14 @@ def test_an_oversize_body_is_refused_with_413(
     assert queued(sqs, queue_url) == []
 
 
+def test_a_body_longer_than_the_largest_encoded_sms_is_refused_before_it_is_decoded(
+    ingress: webhook.Ingress,
+) -> None:
+    """Base64 of MAX_BODY_BYTES is 43,692 characters: one more is too large, whatever it holds."""
+    event = {**http_event("x"), "body": "A" * 43_693}
+    assert webhook.handle(event, ingress) == {"statusCode": 413, "headers": PLAIN, "body": "body too large"}
+
+
 def test_a_body_just_under_the_limit_is_accepted(ingress: webhook.Ingress) -> None:
     parameters = twilio_parameters(Body="")
     room = webhook.MAX_BODY_BYTES - len(urlencode(parameters))
