@@ -137,12 +137,18 @@ def test_with_a_messaging_service_a_reply_goes_out_through_it_from_a_number_of_i
 
         [sent] = twilio.sent_messages()
         [attempt] = twilio.attempts()
-        listed = gateway.sent_to(HELLO.to, 5)
     assert sent["sid"] == sid
     assert sent["messaging_service_sid"] == MESSAGING_SERVICE
     assert (sent["to"], sent["body"]) == (HELLO.to, HELLO.body)
     assert attempt["from"] in POOL, "the service chose the sender, not the outbox's `from`"
-    assert [sms.messaging_service_sid for sms in listed] == [MESSAGING_SERVICE]
+
+
+def test_the_messages_list_names_the_messaging_service_a_reply_went_through() -> None:
+    with LocalTwilioApi(TWILIO_ACCOUNT, TWILIO_TOKEN, messaging_services={MESSAGING_SERVICE: POOL}) as twilio:
+        gateway = TwilioSmsGateway(TWILIO_ACCOUNT, TWILIO_TOKEN, twilio.base_url, MESSAGING_SERVICE)
+        sid = gateway.send(HELLO)
+        listed = gateway.sent_to(HELLO.to, 5)
+    assert [(sms.sid, sms.messaging_service_sid) for sms in listed] == [(sid, MESSAGING_SERVICE)]
 
 
 def test_a_messaging_service_twilio_does_not_know_is_a_configuration_error_retried_not_recorded(
