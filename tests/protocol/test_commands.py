@@ -345,3 +345,12 @@ def test_bad_input_gets_a_short_reply(game: Game) -> None:
     ):
         assert game.text(ALICE, body) is Result.PROCESSED
         assert game.sms.last(ALICE) == expected
+
+
+def test_help_on_a_topic_answers_that_topic_alone_to_the_asker(game: Game) -> None:
+    game.register((ALICE, "alice"))
+    before = len(game.sms.sent)
+    game.text(ALICE, "help nick")
+    game.text(ALICE, "help banana")
+    answers = [(message.to, message.body) for message in game.sms.sent[before:]]
+    assert answers == [(ALICE, replies.help_topic("nick")), (ALICE, replies.unknown_help_topic())]
