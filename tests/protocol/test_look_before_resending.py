@@ -14,7 +14,7 @@ from serverless_rps.ports import OutboundSms, ReplyId, SmsSender
 from serverless_rps.processing import MessageProcessor, Result
 from serverless_rps.reconciliation import LIST_LIMIT
 from serverless_rps.rules import Move, Outcome
-from tests.conftest import ALICE, BOB, IN_PROGRESS_SECONDS, TABLES, FakeSms, Game
+from tests.conftest import ALICE, BOB, IN_PROGRESS_SECONDS, TABLES, FakeSms, Game, transient_failure
 from tests.protocol.crashes import Crash
 
 SID = "SM" + "d" * 32
@@ -247,3 +247,22 @@ def test_a_pending_record_that_cannot_be_read_proves_nothing_so_the_reply_is_sen
         for value in item["delivered"]["M"].values()
     ]
     assert recorded == game.sms.listed[-1].sid, "its own send, not the second message's"
+
+
+def test_what_the_other_pending_records_sent_to_a_number_is_read_from_every_one_of_them(game: Game) -> None:
+    """The look's account of the other records (`others_sending_to`): the bodies of their replies
+    to the number not recorded yet, and the SIDs they recorded, read from each pending record."""
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    first, second, third = "SM" + "1" * 32, "SM" + "2" * 32, "SM" + "3" * 32
+    _dies_processing(game, DiesBeforeSending(), "games", first)
+    _dies_processing(game, DiesBeforeSending(), "score", second)
+    game.sms.fail_next(None, transient_failure())  # the help overview is sent, the commands are not
+    with pytest.raises(SmsTemporarilyFailed):
+        game.text(ALICE, "help", sid=third)
+    [sent_help] = [sms for sms in game.sms.accepted if sms[0] is not None and sms[0].key == third]
+
+    others = game.store.others_sending_to(ALICE, first)
+
+    assert others is not None, "every other pending record could be read"
+    assert others.unrecorded_bodies == {replies.score(0, 0, 0, 0), replies.help_overview()}
+    assert sent_help[1] in others.sids
