@@ -116,7 +116,9 @@ class NumberErasure:
         recorded, and the bodies of their replies to it not recorded yet (maybe sent). None when
         a pending record cannot be read: nothing then proves a message is not another's."""
         keys, recent = self._contacts.replies_to(phone)
-        contact = self._contacts.contact_id(phone)  # a withheld number's entry holds this instead
+        # An opt-out confirmation in flight is withheld: its entry holds the contact id and no text,
+        # and its SMS cannot be taken for a reply the look looks for (never a confirmation: their
+        # fate is recorded before they leave, processing.py), whose text differs.
         others = [other for other in keys if other != key]
         sids = set(recent)
         unrecorded: set[str] = set()
@@ -129,7 +131,7 @@ class NumberErasure:
                 unrecorded.update(
                     sms.body
                     for index, sms in enumerate(record.outbox)
-                    if sms.to in (phone, contact) and record.delivered.get(index) in (None, SENDING)
+                    if sms.to == phone and record.delivered.get(index) in (None, SENDING)
                 )
         if found < len(others):
             return None
