@@ -251,18 +251,21 @@ def test_a_pending_record_that_cannot_be_read_proves_nothing_so_the_reply_is_sen
 
 def test_what_the_other_pending_records_sent_to_a_number_is_read_from_every_one_of_them(game: Game) -> None:
     """The look's account of the other records (`others_sending_to`): the bodies of their replies
-    to the number not recorded yet, and the SIDs they recorded, read from each pending record."""
+    to the number not recorded yet (not those to anyone else, not those recorded), and the SIDs
+    they recorded, read from each pending record."""
     game.register((ALICE, "alice"), (BOB, "bob"))
     first, second, third = "SM" + "1" * 32, "SM" + "2" * 32, "SM" + "3" * 32
-    _dies_processing(game, DiesBeforeSending(), "games", first)
+    _dies_processing(game, DiesBeforeSending(), "rock bob", first)  # to alice and to bob, unsent
     _dies_processing(game, DiesBeforeSending(), "score", second)
     game.sms.fail_next(None, transient_failure())  # the help overview is sent, the commands are not
     with pytest.raises(SmsTemporarilyFailed):
         game.text(ALICE, "help", sid=third)
-    [sent_help] = [sms for sms in game.sms.accepted if sms[0] is not None and sms[0].key == third]
+    [sent_help] = [sid for reply, sid in game.sms.accepted if reply is not None and reply.key == third]
+    [throw] = [item for item in game.items(TABLES.idempotency) if item["messageId"]["S"] == first]
+    to_alice = [entry["M"]["body"]["S"] for entry in throw["outbox"]["L"] if entry["M"]["to"]["S"] == ALICE]
 
-    others = game.store.others_sending_to(ALICE, first)
+    others = game.store.others_sending_to(ALICE, second)
 
     assert others is not None, "every other pending record could be read"
-    assert others.unrecorded_bodies == {replies.score(0, 0, 0, 0), replies.help_overview()}
-    assert sent_help[1] in others.sids
+    assert others.unrecorded_bodies == {*to_alice, replies.help_overview()}
+    assert sent_help in others.sids

@@ -180,7 +180,9 @@ EXPECTED = {
 
 @pytest.mark.parametrize("how", sorted(EXPECTED))
 @pytest.mark.parametrize(
-    ("action", "operation", "setup"), STEPS, ids=[f"{action}-{operation}" for action, operation, _ in STEPS]
+    ("action", "operation", "setup"),
+    STEPS,
+    ids=[f"{row:02d} {action} ({operation})" for row, (action, operation, _) in enumerate(STEPS)],
 )
 def test_a_refused_request_names_its_step(
     game: Game, action: str, operation: str, setup: Setup, how: str
