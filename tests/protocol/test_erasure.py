@@ -338,3 +338,23 @@ def test_a_throw_that_dies_after_locking_an_opponent_who_opted_out_meanwhile_lea
     assert game.processor.process(message) is Result.PROCESSED
     assert game.sms.last(ALICE) == replies.unknown_player("bob")
     assert game.items_holding(BOB) == []
+
+
+def test_an_opt_out_keeps_what_every_pending_record_had_sent_the_number_for_a_later_look(game: Game) -> None:
+    """Two of Bob's messages each sent him one reply and failed to send the next; his STOP erases
+    both from their outboxes, and the SIDs of both sends stay on his contact record, for a look
+    before re-sending to tell them from its own."""
+    game.register((BOB, "bob"))
+    sent = []
+    for sid in ("SM" + "1" * 32, "SM" + "2" * 32):
+        game.sms.fail_next(None, transient_failure())  # the program's help goes, the commands do not
+        with pytest.raises(SmsTemporarilyFailed):
+            game.text(BOB, "help", sid=sid)
+        sent += [accepted for reply, accepted in game.sms.accepted if reply is not None and reply.key == sid]
+
+    game.text(BOB, "stop")
+
+    others = game.store.others_sending_to(BOB, "SM" + "3" * 32)
+    assert others is not None
+    assert set(sent) <= others.sids
+    assert len(sent) == 2
