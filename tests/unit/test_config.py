@@ -105,6 +105,19 @@ def test_the_function_timeout_and_the_status_callback_url_are_read_from_the_envi
     assert GameSettings.from_environment(BASE).status_callback_url is None
 
 
+def _timings(settings: GameSettings) -> tuple[float, ...]:
+    return (
+        settings.function_timeout_seconds,
+        settings.lock_lease_seconds,
+        settings.in_progress_expiry_seconds,
+        settings.completed_record_seconds,
+        settings.challenge_expiry_seconds,
+        settings.lock_wait_seconds,
+        settings.reply_budget_burst,
+        settings.reply_budget_per_hour,
+    )
+
+
 def test_each_timing_and_budget_is_read_from_its_own_variable() -> None:
     settings = GameSettings.from_environment(
         {
@@ -119,31 +132,13 @@ def test_each_timing_and_budget_is_read_from_its_own_variable() -> None:
             "REPLY_BUDGET_PER_HOUR": "77",
         }
     )
-    assert (
-        settings.function_timeout_seconds,
-        settings.lock_lease_seconds,
-        settings.in_progress_expiry_seconds,
-        settings.completed_record_seconds,
-        settings.challenge_expiry_seconds,
-        settings.lock_wait_seconds,
-        settings.reply_budget_burst,
-        settings.reply_budget_per_hour,
-    ) == (11, 22, 33, 44, 3 * 86400, 0.25, 66, 77)
+    assert _timings(settings) == (11, 22, 33, 44, 3 * 86400, 0.25, 66, 77)
 
 
 def test_unset_or_blank_timings_and_budgets_keep_their_documented_defaults() -> None:
     for env in (BASE, {**BASE, "LOCK_WAIT_SECONDS": " ", "REPLY_BUDGET_BURST": ""}):
         settings = GameSettings.from_environment(env)
-        assert (
-            settings.function_timeout_seconds,
-            settings.lock_lease_seconds,
-            settings.in_progress_expiry_seconds,
-            settings.completed_record_seconds,
-            settings.challenge_expiry_seconds,
-            settings.lock_wait_seconds,
-            settings.reply_budget_burst,
-            settings.reply_budget_per_hour,
-        ) == (15, 25, 30, 18 * 86400, 7 * 86400, 1.5, 60, 180)
+        assert _timings(settings) == (15, 25, 30, 18 * 86400, 7 * 86400, 1.5, 60, 180)
 
 
 @pytest.mark.parametrize(
