@@ -36,6 +36,15 @@ class Queues:
     def _spy(self, params: dict[str, Any], **_: Any) -> None:
         self.visibility_changes.append(params["VisibilityTimeout"])
 
+    def function(self, processor: Any, incoming: IncomingQueue | None = None) -> GameFunction:
+        """The game function around `processor`, on these queues (`incoming` in place of the
+        incoming queue's own client, when a test needs one that fails)."""
+        return GameFunction(
+            processor,
+            incoming or IncomingQueue(self.sqs, self.incoming_url),
+            DeadLetterQueue(self.sqs, self.dead_letter_url),
+        )
+
     def sms_body(self, sender: str, body: str) -> str:
         self._sids += 1
         return json.dumps(
@@ -80,11 +89,7 @@ def queues(aws: None) -> Queues:
 
 @pytest.fixture
 def function(game: Game, queues: Queues) -> GameFunction:
-    return GameFunction(
-        game.processor,
-        IncomingQueue(queues.sqs, queues.incoming_url),
-        DeadLetterQueue(queues.sqs, queues.dead_letter_url),
-    )
+    return queues.function(game.processor)
 
 
 def _failed_ids(response: dict[str, Any]) -> list[str]:
@@ -248,6 +253,12 @@ def test_a_record_without_a_body_is_parked_as_empty(queues: Queues, function: Ga
     assert parked["MessageAttributes"]["source_message_id"]["StringValue"] == "m-1"
 
 
+def _messages_metrics(output: str) -> list[tuple[str, str]]:
+    """The (command, outcome) of each `Messages` metric line written."""
+    lines = (json.loads(text) for text in output.splitlines() if '"Messages"' in text)
+    return [(metric["command"], metric["outcome"]) for metric in lines]
+
+
 def test_a_missing_table_is_a_configuration_error_counted_and_logged_with_its_cause(
     queues: Queues, game: Game, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -260,11 +271,7 @@ def test_a_missing_table_is_a_configuration_error_counted_and_logged_with_its_ca
         completed_record_seconds=3600,
         contact_key=b"k" * 32,
     )
-    function = GameFunction(
-        MessageProcessor(store, FakeSms(), limits=Limits(), lock_wait_seconds=0),
-        IncomingQueue(queues.sqs, queues.incoming_url),
-        DeadLetterQueue(queues.sqs, queues.dead_letter_url),
-    )
+    function = queues.function(MessageProcessor(store, FakeSms(), limits=Limits(), lock_wait_seconds=0))
     event = queues.event(queues.sms_body(ALICE, "help"))
     capsys.readouterr()
     with json_log_lines() as lines:
@@ -274,19 +281,7 @@ def test_a_missing_table_is_a_configuration_error_counted_and_logged_with_its_ca
     assert line["message"] == "configuration error; the message will be retried"
     assert line["error_type"] == "ConfigurationProblem"
     assert "ResourceNotFoundException" in line["cause"]
-    counted = [
-        (metric["command"], metric["outcome"])
-        for metric in (
-            json.loads(text) for text in capsys.readouterr().out.splitlines() if '"Messages"' in text
-        )
-    ]
-    assert counted == [("ShowHelp", "configuration_error")]
-
-
-def _messages_metrics(output: str) -> list[tuple[str, str]]:
-    """The (command, outcome) of each `Messages` metric line written."""
-    lines = (json.loads(text) for text in output.splitlines() if '"Messages"' in text)
-    return [(metric["command"], metric["outcome"]) for metric in lines]
+    assert _messages_metrics(capsys.readouterr().out) == [("ShowHelp", "configuration_error")]
 
 
 def test_a_message_that_must_wait_is_a_warning_with_why_and_when_and_counted_as_a_retry(
@@ -316,11 +311,7 @@ class _Broken:
 def test_an_unexpected_error_is_logged_once_with_its_stack_and_counted(
     queues: Queues, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    function = GameFunction(
-        _Broken(),  # type: ignore[arg-type]
-        IncomingQueue(queues.sqs, queues.incoming_url),
-        DeadLetterQueue(queues.sqs, queues.dead_letter_url),
-    )
+    function = queues.function(_Broken())
     event = queues.event(queues.sms_body(ALICE, "score"))
     capsys.readouterr()
     with json_log_lines() as lines:

@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from serverless_rps.app import GameFunction
 from serverless_rps.exceptions import RetryLater
-from serverless_rps.message_queue import DeadLetterQueue, IncomingQueue
 from serverless_rps.processing import InboundSms
 from tests.conftest import ALICE
 from tests.protocol.test_batch_handler import Queues
@@ -32,11 +30,7 @@ def queues(aws: None) -> Queues:
 
 
 def visibility_after_a_failure(queues: Queues, retry_after: float | None) -> list[int]:
-    function = GameFunction(
-        MustWait(retry_after),  # type: ignore[arg-type]
-        IncomingQueue(queues.sqs, queues.incoming_url),
-        DeadLetterQueue(queues.sqs, queues.dead_letter_url),
-    )
+    function = queues.function(MustWait(retry_after))
     event = queues.event(queues.sms_body(ALICE, "rock"))
 
     response = function.handle_batch(event, None)

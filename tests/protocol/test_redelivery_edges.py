@@ -11,7 +11,7 @@ import pytest
 
 from serverless_rps.app import GameFunction
 from serverless_rps.exceptions import RetryLater
-from serverless_rps.message_queue import DeadLetterQueue, IncomingQueue
+from serverless_rps.message_queue import IncomingQueue
 from serverless_rps.observability import logger
 from tests.conftest import ALICE
 from tests.protocol.test_batch_handler import Queues
@@ -24,11 +24,7 @@ def queues(aws: None) -> Queues:
 
 
 def _function(queues: Queues, incoming: IncomingQueue | None = None) -> GameFunction:
-    return GameFunction(
-        MustWait(1),  # type: ignore[arg-type]
-        incoming or IncomingQueue(queues.sqs, queues.incoming_url),
-        DeadLetterQueue(queues.sqs, queues.dead_letter_url),
-    )
+    return queues.function(MustWait(1), incoming)
 
 
 def test_a_message_told_to_wait_a_second_is_received_again_a_second_later(queues: Queues) -> None:
