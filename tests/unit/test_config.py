@@ -89,17 +89,10 @@ def test_a_fraction_below_one_is_a_positive_number() -> None:
     assert settings.challenge_expiry_seconds == 43200
 
 
-def test_the_function_timeout_and_the_status_callback_url_are_read_from_the_environment() -> None:
+def test_the_status_callback_url_is_read_from_the_environment() -> None:
     settings = GameSettings.from_environment(
-        {
-            **BASE,
-            "FUNCTION_TIMEOUT_SECONDS": "20",
-            "LOCK_LEASE_SECONDS": "40",
-            "IN_PROGRESS_EXPIRY_SECONDS": "40",
-            "STATUS_CALLBACK_URL": " https://example.com/sms/s3cret/status ",
-        }
+        {**BASE, "STATUS_CALLBACK_URL": " https://example.com/sms/s3cret/status "}
     )
-    assert settings.function_timeout_seconds == 20
     assert settings.status_callback_url == "https://example.com/sms/s3cret/status"
     assert GameSettings.from_environment({**BASE, "STATUS_CALLBACK_URL": "  "}).status_callback_url is None
     assert GameSettings.from_environment(BASE).status_callback_url is None
