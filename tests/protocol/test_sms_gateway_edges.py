@@ -1,6 +1,8 @@
-"""Whether a failed send may have reached Twilio, at the edges of the connection: a connection
-Twilio's end dropped before answering may follow its accepting the SMS; a connection that was
-never made (the connect timed out) certainly did not."""
+"""The Twilio adapter at its edges. Whether a failed send may have reached Twilio, at the edges of
+the connection: a connection Twilio's end dropped before answering may follow its accepting the
+SMS; a connection that was never made (the connect timed out) certainly did not. And each of
+Twilio's refusals of a send as the adapter reports it: its words, its retry hint (a 0 included),
+the warning for a code it does not know, the StatusCallback it asks for."""
 
 from __future__ import annotations
 
@@ -11,13 +13,14 @@ from collections.abc import Iterator
 import pytest
 
 from serverless_rps.exceptions import ConfigurationProblem, SmsPermanentlyRefused, SmsTemporarilyFailed
-from serverless_rps.ports import OutboundSms, ReplyId
+from serverless_rps.ports import ReplyId
 from serverless_rps.sms_gateway import RedirectingHttpClient, TwilioSmsGateway
 from serverless_rps_local.twilio_api import LocalTwilioApi
 from tests.conftest import TWILIO_ACCOUNT, TWILIO_TOKEN
 from tests.protocol.test_failure_visibility import json_log_lines
+from tests.protocol.test_sms_gateway import HELLO, gateway
 
-HELLO = OutboundSms("+15551110001", "+15550000000", "hello")
+__all__ = ["gateway"]  # the fixture, from test_sms_gateway.py
 
 
 @pytest.fixture
@@ -73,10 +76,9 @@ def test_a_connection_never_made_certainly_did_not_send() -> None:
     ("header", "hint"), [(0, 0.0), (2.5, 2.5), (-3, 0.0)], ids=["zero", "fraction", "negative"]
 )
 def test_twilios_retry_after_is_the_hint_as_given_never_below_zero(
-    twilio: LocalTwilioApi, header: float, hint: float
+    twilio: LocalTwilioApi, gateway: TwilioSmsGateway, header: float, hint: float
 ) -> None:
     """A 0 is a hint too: retry at once, not "no hint" (which falls back to our own backoff)."""
-    gateway = TwilioSmsGateway(TWILIO_ACCOUNT, TWILIO_TOKEN, twilio.base_url)
     twilio.fail_next(status=429, retry_after=header)
     with pytest.raises(SmsTemporarilyFailed) as throttled:
         gateway.send(HELLO)
@@ -102,11 +104,10 @@ def test_a_reply_asks_twilio_for_status_callbacks_only_when_the_route_is_configu
 
 @pytest.mark.parametrize(("status", "code"), [(401, 20003), (403, 403)], ids=["credentials", "forbidden"])
 def test_twilio_refusing_our_account_is_a_configuration_problem_tried_again_in_a_minute(
-    twilio: LocalTwilioApi, status: int, code: int
+    twilio: LocalTwilioApi, gateway: TwilioSmsGateway, status: int, code: int
 ) -> None:
     """An error code of Twilio's own, or an HTTP status alone (a 403 whose code Twilio does not
     list): either way the account or the sender, which an operator must fix."""
-    gateway = TwilioSmsGateway(TWILIO_ACCOUNT, TWILIO_TOKEN, twilio.base_url)
     twilio.fail_next(status=status, code=code)
     with pytest.raises(ConfigurationProblem) as refused:
         gateway.send(HELLO)
@@ -124,9 +125,14 @@ def test_twilio_refusing_our_account_is_a_configuration_problem_tried_again_in_a
     ids=["server-error", "throttled", "unknown-code"],
 )
 def test_a_failed_send_says_what_twilio_answered_and_whether_it_may_have_sent(
-    twilio: LocalTwilioApi, status: int, code: int, says: str, maybe_sent: bool, unclassified: bool
+    twilio: LocalTwilioApi,
+    gateway: TwilioSmsGateway,
+    status: int,
+    code: int,
+    says: str,
+    maybe_sent: bool,
+    unclassified: bool,
 ) -> None:
-    gateway = TwilioSmsGateway(TWILIO_ACCOUNT, TWILIO_TOKEN, twilio.base_url)
     twilio.fail_next(status=status, code=code)
     with json_log_lines() as lines, pytest.raises(SmsTemporarilyFailed) as failed:
         gateway.send(HELLO)
@@ -137,8 +143,9 @@ def test_a_failed_send_says_what_twilio_answered_and_whether_it_may_have_sent(
     assert warnings == ([("an unclassified Twilio error; retrying", code, status)] if unclassified else [])
 
 
-def test_a_reply_twilio_refuses_for_good_names_the_masked_number_and_the_code(twilio: LocalTwilioApi) -> None:
-    gateway = TwilioSmsGateway(TWILIO_ACCOUNT, TWILIO_TOKEN, twilio.base_url)
+def test_a_reply_twilio_refuses_for_good_names_the_masked_number_and_the_code(
+    twilio: LocalTwilioApi, gateway: TwilioSmsGateway
+) -> None:
     twilio.fail_next(status=400, code=21610)
     with pytest.raises(SmsPermanentlyRefused) as refused:
         gateway.send(HELLO)
