@@ -247,6 +247,10 @@ class FakeSms:
             return []
         return [sms for sms in reversed(self.listed) if sms.to == to][:limit]
 
+    def sids_sent_for(self, key: str) -> list[str]:
+        """The SIDs Twilio gave the replies of message record `key`, in the order they were sent."""
+        return [sid for reply, sid in self.accepted if reply is not None and reply.key == key]
+
     def fail_next(self, *errors: Exception | None) -> None:
         """Plan the next sends' fates in order: an exception to raise, or None to succeed."""
         self.failures.extend(errors)

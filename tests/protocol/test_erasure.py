@@ -350,7 +350,7 @@ def test_an_opt_out_keeps_what_every_pending_record_had_sent_the_number_for_a_la
         game.sms.fail_next(None, transient_failure())  # the program's help goes, the commands do not
         with pytest.raises(SmsTemporarilyFailed):
             game.text(BOB, "help", sid=sid)
-        sent += [accepted for reply, accepted in game.sms.accepted if reply is not None and reply.key == sid]
+        sent += game.sms.sids_sent_for(sid)
 
     game.text(BOB, "stop")
 

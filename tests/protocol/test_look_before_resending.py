@@ -261,7 +261,7 @@ def test_what_the_other_pending_records_sent_to_a_number_is_read_from_every_one_
     game.sms.fail_next(None, transient_failure())  # the help overview is sent, the commands are not
     with pytest.raises(SmsTemporarilyFailed):
         game.text(ALICE, "help", sid=third)
-    [sent_help] = [sid for reply, sid in game.sms.accepted if reply is not None and reply.key == third]
+    [sent_help] = game.sms.sids_sent_for(third)
     [throw] = [item for item in game.items(TABLES.idempotency) if item["messageId"]["S"] == first]
     to_alice = [entry["M"]["body"]["S"] for entry in throw["outbox"]["L"] if entry["M"]["to"]["S"] == ALICE]
 
