@@ -168,3 +168,37 @@ def test_a_throw_at_a_name_that_keeps_changing_hands_is_sent_back_saying_why(gam
     _sent_back_then_played(game, "rock zed", "the nickname moved to another phone after the lookup")
     assert game.sms.last(holders[3]) == replies.challenged("alice")
     assert all(replies.challenged("alice") not in game.sms.to(phone) for phone in holders[:3])
+
+
+def test_a_rename_whose_old_name_is_no_longer_the_players_commits_nothing_and_is_sent_back(
+    game: Game,
+) -> None:
+    """The old name's row says another phone (edited by hand, or its table restored alone): giving
+    it up would delete someone else's name, so the rename is read again, then sent back saying why
+    (the operator's to mend); once the row is Alice's again, the redelivery plays it."""
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    alices_row = game.nickname_row("alice")
+    assert alices_row is not None
+
+    def the_row_says(phone: str) -> None:
+        game.dynamodb.put_item(TableName=TABLES.nickname, Item={**alices_row, "phone_number": {"S": phone}})
+
+    _after_nickname_lookups(game, [lambda: the_row_says(BOB)])
+    message = game.inbound(ALICE, "nick alix")
+    with pytest.raises(ReadsKeptChanging) as kept_changing:
+        game.processor.process(message)
+    assert (str(kept_changing.value), kept_changing.value.retry_after) == (
+        "a nickname changed hands after it was read",
+        1,
+    )
+    assert (_nickname_of(game, ALICE), game.nickname_row("alix")) == ("alice", None)
+    the_row_says(ALICE)
+    assert game.processor.process(message) is Result.PROCESSED
+    assert (_nickname_of(game, ALICE), game.nickname_row("alice")) == ("alix", None)
+    assert game.sms.last(ALICE) == replies.nick_changed("alice", "alix")
+
+
+def _nickname_of(game: Game, phone: str) -> str:
+    player = game.player(phone)
+    assert player is not None
+    return str(player["display_name"]["S"])
