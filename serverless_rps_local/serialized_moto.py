@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from moto.moto_server.werkzeug_app import DomainDispatcherApplication, MotoRequestHandler, create_backend_app
+from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
 from werkzeug.serving import BaseWSGIServer, make_server
 
 __all__ = ["SerializedMotoServer"]
@@ -38,9 +38,9 @@ class SerializedMotoServer:
                 # Read the whole response inside the lock: the request's effect is complete.
                 return list(moto_app(environ, start_response))
 
-        self._server = make_server(
-            self._ip_address, self._port, serialized, threaded=True, request_handler=MotoRequestHandler
-        )
+        # werkzeug's own request handler, as moto's ThreadedMotoServer has below 5.2 (5.2's keeps
+        # headers with underscores for S3's metadata; DynamoDB, SQS and SSM send none).
+        self._server = make_server(self._ip_address, self._port, serialized, threaded=True)
         self._thread = threading.Thread(target=self._server.serve_forever, name="moto-server", daemon=True)
         self._thread.start()
 
