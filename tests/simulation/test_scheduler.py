@@ -109,6 +109,10 @@ def test_a_reply_refused_for_good_is_recorded_and_never_retried(harness: Harness
 # invocations sending to one phone while Twilio may refuse it (a send, then a refusal, conflict).
 # Alice is registered first, so that each text has one reply (a new phone's first reply comes with
 # the opt-in confirmation, and the plain search over three sends would not fit the test's time).
+# Between them the cases inject each kind of fault the reduction treats apart (world.transitions):
+# a death, a failure that touched nothing (429), one whose call took effect (lost, in
+# crash_after_commit) and a refusal that conflicts with later sends (21610). With `lost` in the
+# third case as well, both searches agreed too (308 schedules each) and took 1.5 times as long.
 REDUCTION_CASES = (
     replace(scenario_named("rename_while_thrown_at"), bound=0),
     replace(scenario_named("crash_after_commit"), bound=1),
@@ -117,7 +121,7 @@ REDUCTION_CASES = (
         "alice texts twice at once; Twilio may refuse her",
         setup=((ALICE, "nick alice"),),
         messages={"a": (ALICE, "help throw"), "b": (ALICE, "help nick")},
-        faults=frozenset({"kill", "lost", "429", "21610"}),
+        faults=frozenset({"kill", "429", "21610"}),
     ),
 )
 
