@@ -32,7 +32,7 @@ SAMPLE_BOUNDS: dict[str, int | None] = {
     "lobby_throw_racing_stop": 0,
 }
 JOBS = 2
-# The sample takes about 2.5 minutes on two idle cores and is charged to the first test that asks
+# The sample takes under 2 minutes on two idle cores and is charged to the first test that asks
 # for the fixture; on a machine busy with other work it has taken over the suite's 5-minute default.
 # A hang is still caught, later.
 pytestmark = pytest.mark.timeout(1200)
