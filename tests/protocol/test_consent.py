@@ -13,6 +13,7 @@ import pytest
 from serverless_rps import processing, replies
 from serverless_rps.admin.store_reads import StoreReads
 from serverless_rps.exceptions import SmsTemporarilyFailed
+from serverless_rps.observability import mask_phone
 from serverless_rps.parsing import OptOut
 from serverless_rps.processing import DROPPED_LATE, OPT_OUT_CONFIRMATION_SECONDS, Result
 from serverless_rps.replies import Program
@@ -287,5 +288,8 @@ def test_a_full_reply_budget_withholds_the_confirmation_and_sends_no_notice_inst
     with json_log_lines() as lines:
         game.text(ALICE, "Stop.")
     assert game.sms.to(ALICE)[sent_to_alice:] == []
-    assert any(line["message"] == "opt-out confirmation withheld by the reply budget" for line in lines)
+    withheld = [
+        line for line in lines if line["message"] == "opt-out confirmation withheld by the reply budget"
+    ]
+    assert [line.get("to") for line in withheld] == [mask_phone(ALICE)], "the operator sees whose, masked"
     assert game.items_holding(ALICE) == []
