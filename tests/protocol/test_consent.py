@@ -5,7 +5,9 @@ number in no item of any table."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import time
 from typing import Any
 
 import pytest
@@ -176,6 +178,25 @@ def test_a_confirmation_that_cannot_go_out_within_five_minutes_is_dropped_and_lo
     assert game.items_holding(ALICE) == []
     dropped = [line for line in lines if line["message"] == "opt-out confirmation dropped: too late to send"]
     assert [line["to"] for line in dropped] == ["+*******0001"]
+
+
+@pytest.mark.parametrize(("retried_after", "confirmed"), [(60, True), (61, False)])
+def test_a_confirmations_five_minutes_run_from_when_the_webhook_queued_the_stop(
+    game: Game, clock: Any, retried_after: int, confirmed: bool
+) -> None:
+    """A STOP that waited four minutes in the queue has one minute left: its retry still sends
+    the confirmation at the fifth minute's last second, and drops it a second later."""
+    _alice_challenged_by_bob(game)
+    game.sms.fail_next(transient_failure())
+    queued_at = time.time() - (OPT_OUT_CONFIRMATION_SECONDS - 60)
+    message = dataclasses.replace(game.inbound(ALICE, "Stop."), enqueued_at=queued_at)
+    with pytest.raises(SmsTemporarilyFailed):
+        game.processor.process(message)
+
+    clock.tick(retried_after)
+    assert game.processor.process(message) is Result.RESENT
+    assert (CONFIRMATION in game.sms.to(ALICE)) is confirmed
+    assert game.sms.last(BOB) == replies.opponent_left("alice")
 
 
 @pytest.mark.parametrize("failing", ["the confirmation", "the goodbye"])
