@@ -180,6 +180,25 @@ def test_a_confirmation_that_cannot_go_out_within_five_minutes_is_dropped_and_lo
     assert [line["to"] for line in dropped] == ["+*******0001"]
 
 
+def test_an_opt_in_confirmation_the_budget_holds_back_comes_with_the_first_reply_that_goes(
+    game: Game, clock: Any
+) -> None:
+    """The reply budget outlives an opt-out (on the number's contact record). A flooder who opts
+    out and texts straight back is not answered, welcome included; once the budget has drained,
+    the next text is answered with the opt-in confirmation first, as any returning number's is."""
+    game.register((ALICE, "alice"))
+    for _ in range(70):  # far past the burst: alice has had her notice
+        game.text(ALICE, "score")
+    game.text(ALICE, "STOP")
+    sent_to_alice = len(game.sms.to(ALICE))
+    game.text(ALICE, "score")
+    assert game.sms.to(ALICE)[sent_to_alice:] == []
+
+    clock.tick(3600)  # 180 replies an hour drain: empty again
+    game.text(ALICE, "score")
+    assert game.sms.to(ALICE)[sent_to_alice:] == [WELCOME, replies.not_registered()]
+
+
 @pytest.mark.parametrize(("retried_after", "confirmed"), [(60, True), (61, False)])
 def test_a_confirmations_five_minutes_run_from_when_the_webhook_queued_the_stop(
     game: Game, clock: Any, retried_after: int, confirmed: bool
