@@ -19,7 +19,7 @@ from serverless_rps import app
 from serverless_rps.config import DEFAULT_METRICS_NAMESPACE
 from serverless_rps.exceptions import SmsTemporarilyFailed
 from serverless_rps.observability import SERVICE, metrics, send_metrics_to
-from serverless_rps.processing import Result
+from serverless_rps.processing import OPT_OUT_CONFIRMATION_SECONDS, Result
 from serverless_rps_local.twilio_api import LocalTwilioApi
 from tests.conftest import ALICE, BOB, CAROL, Game, new_store, transient_failure
 from tests.protocol.test_lambda_handler import LambdaContext, _event, deployed
@@ -182,3 +182,18 @@ def test_a_redelivery_counts_each_reply_the_first_attempt_sent(game: Game) -> No
 
     emitted = Emitted(json.dumps(metrics.serialize_metric_set()), DEFAULT_METRICS_NAMESPACE)
     assert (emitted.totals["RepliesDeduplicated"], emitted.totals["RepliesSent"]) == (2, 1)
+
+
+def test_an_opt_out_confirmation_dropped_as_too_late_is_counted(game: Game, clock: Any) -> None:
+    game.register((ALICE, "alice"))
+    message = game.inbound(ALICE, "Stop.")  # not Twilio's keyword: the confirmation is ours to send
+    game.sms.fail_next(transient_failure())  # Twilio is down when the opt-out commits
+    with pytest.raises(SmsTemporarilyFailed):
+        game.processor.process(message)
+    clock.tick(OPT_OUT_CONFIRMATION_SECONDS + 1)
+    metrics.clear_metrics()
+
+    assert game.processor.process(message) is Result.RESENT
+
+    emitted = Emitted(json.dumps(metrics.serialize_metric_set()), DEFAULT_METRICS_NAMESPACE)
+    assert (emitted.totals["LateConfirmationsDropped"], emitted.totals["RepliesSent"]) == (1, 0)
