@@ -144,8 +144,14 @@ def test_a_confirmation_twilio_may_have_taken_before_failing_is_never_sent_again
     # Twilio accepts the confirmation and its answer is lost (a read timeout): it may have gone.
     game.sms.fail_next(SmsTemporarilyFailed("Twilio's answer was lost", maybe_sent=True))
     message = game.inbound(ALICE, "Stop.")
-    with pytest.raises(SmsTemporarilyFailed):
+    with json_log_lines() as lines, pytest.raises(SmsTemporarilyFailed):
         game.processor.process(message)
+    warned = [
+        line
+        for line in lines
+        if line["message"] == "opt-out confirmation may have been sent; it is not sent again"
+    ]
+    assert [line.get("to") for line in warned] == [mask_phone(ALICE)]
 
     clock.tick(IN_PROGRESS_SECONDS + 1)  # the redelivery, well within the five minutes
     assert game.processor.process(message) is Result.RESENT
