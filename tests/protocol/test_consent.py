@@ -146,12 +146,9 @@ def test_a_confirmation_twilio_may_have_taken_before_failing_is_never_sent_again
     message = game.inbound(ALICE, "Stop.")
     with json_log_lines() as lines, pytest.raises(SmsTemporarilyFailed):
         game.processor.process(message)
-    warned = [
-        line
-        for line in lines
-        if line["message"] == "opt-out confirmation may have been sent; it is not sent again"
+    assert _logged_to(lines, "opt-out confirmation may have been sent; it is not sent again") == [
+        mask_phone(ALICE)
     ]
-    assert [line.get("to") for line in warned] == [mask_phone(ALICE)]
 
     clock.tick(IN_PROGRESS_SECONDS + 1)  # the redelivery, well within the five minutes
     assert game.processor.process(message) is Result.RESENT
@@ -182,8 +179,7 @@ def test_a_confirmation_that_cannot_go_out_within_five_minutes_is_dropped_and_lo
     assert record is not None
     assert record.delivered[0] == DROPPED_LATE
     assert game.items_holding(ALICE) == []
-    dropped = [line for line in lines if line["message"] == "opt-out confirmation dropped: too late to send"]
-    assert [line["to"] for line in dropped] == ["+*******0001"]
+    assert _logged_to(lines, "opt-out confirmation dropped: too late to send") == ["+*******0001"]
 
 
 def test_an_opt_in_confirmation_the_budget_holds_back_comes_with_the_first_reply_that_goes(
@@ -334,8 +330,12 @@ def test_a_full_reply_budget_withholds_the_confirmation_and_sends_no_notice_inst
     with json_log_lines() as lines:
         game.text(ALICE, "Stop.")
     assert game.sms.to(ALICE)[sent_to_alice:] == []
-    withheld = [
-        line for line in lines if line["message"] == "opt-out confirmation withheld by the reply budget"
-    ]
-    assert [line.get("to") for line in withheld] == [mask_phone(ALICE)], "the operator sees whose, masked"
+    assert _logged_to(lines, "opt-out confirmation withheld by the reply budget") == [mask_phone(ALICE)], (
+        "the operator sees whose, masked"
+    )
     assert game.items_holding(ALICE) == []
+
+
+def _logged_to(lines: list[dict[str, Any]], message: str) -> list[str | None]:
+    """The number (masked) each log line with this message names."""
+    return [line.get("to") for line in lines if line["message"] == message]

@@ -191,14 +191,8 @@ def test_a_rename_whose_old_name_is_no_longer_the_players_commits_nothing_and_is
         "a nickname changed hands after it was read",
         1,
     )
-    assert (_nickname_of(game, ALICE), game.nickname_row("alix")) == ("alice", None)
+    assert (game.player(ALICE)["display_name"]["S"], game.nickname_row("alix")) == ("alice", None)
     the_row_says(ALICE)
     assert game.processor.process(message) is Result.PROCESSED
-    assert (_nickname_of(game, ALICE), game.nickname_row("alice")) == ("alix", None)
+    assert (game.player(ALICE)["display_name"]["S"], game.nickname_row("alice")) == ("alix", None)
     assert game.sms.last(ALICE) == replies.nick_changed("alice", "alix")
-
-
-def _nickname_of(game: Game, phone: str) -> str:
-    player = game.player(phone)
-    assert player is not None
-    return str(player["display_name"]["S"])
