@@ -265,8 +265,9 @@ def test_a_death_between_marking_the_confirmation_and_sending_it_never_sends_it_
 def test_a_confirmation_a_later_opt_out_erased_before_it_left_is_not_sent(game: Game) -> None:
     """Alice's `Stop.` is committed; before its confirmation is marked and sent, her plain STOP
     (Twilio answered it itself) erases her number from every outbox, that confirmation's too. The
-    first message's sender then finds the number gone and sends nothing: the number was erased."""
-    game.register((ALICE, "alice"))
+    first message's sender then finds the number gone and sends nothing to it, and goes on to the
+    goodbye to Bob, whose challenge her opt-out called off."""
+    _alice_challenged_by_bob(game)
     sent_to_alice = len(game.sms.to(ALICE))
     second: list[Result] = []
 
@@ -283,6 +284,7 @@ def test_a_confirmation_a_later_opt_out_erased_before_it_left_is_not_sent(game: 
 
     assert second == [Result.PROCESSED], "the plain STOP ran between the commit and the mark"
     assert game.sms.to(ALICE)[sent_to_alice:] == [], "nothing reached the erased number"
+    assert game.sms.to(BOB).count(replies.opponent_left("alice")) == 1
     assert game.items_holding(ALICE) == []
 
 

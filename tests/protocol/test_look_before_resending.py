@@ -3,19 +3,24 @@ Twilio's Messages list before sending it again; the normal path never reads the 
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
 from serverless_rps import replies
 from serverless_rps.exceptions import ConfigurationProblem, SmsTemporarilyFailed
+from serverless_rps.config import DEFAULT_METRICS_NAMESPACE
 from serverless_rps.game import Limits
+from serverless_rps.observability import metrics
 from serverless_rps.ports import OutboundSms, ReplyId, SmsSender
 from serverless_rps.processing import MessageProcessor, Result
 from serverless_rps.reconciliation import LIST_LIMIT
 from serverless_rps.rules import Move, Outcome
 from tests.conftest import ALICE, BOB, IN_PROGRESS_SECONDS, TABLES, FakeSms, Game, transient_failure
 from tests.protocol.crashes import Crash
+from tests.protocol.test_failure_visibility import json_log_lines
+from tests.protocol.test_metrics import Emitted
 
 SID = "SM" + "d" * 32
 ALICE_WINS = replies.result(Outcome.WIN, Move.ROCK, Move.SCISSORS, "bob")
@@ -89,6 +94,28 @@ def test_a_reply_twilio_accepted_before_the_death_is_found_recorded_and_not_sent
     assert game.text(ALICE, "rock bob", sid=SID) is Result.DUPLICATE
     assert game.sms.lists_read == 2, "a record with every reply recorded needs no look"
     assert sorted([alice_sid, bob_sid]) == sorted(_recorded_sids(game))
+
+
+def test_a_reply_found_in_the_list_is_counted_and_logged_as_found_not_as_sent(game: Game, clock: Any) -> None:
+    """What the operator reads of it: `RepliesFoundSent` on the dashboard, and a line in the log."""
+    _bob_waits_on_alice(game)
+    _dies_after_twilio_accepts(game)
+    clock.tick(IN_PROGRESS_SECONDS + 1)
+    metrics.clear_metrics()
+
+    with json_log_lines() as lines:
+        assert game.text(ALICE, "rock bob", sid=SID) is Result.RESENT
+
+    emitted = Emitted(json.dumps(metrics.serialize_metric_set()), DEFAULT_METRICS_NAMESPACE)
+    assert (emitted.totals["RepliesFoundSent"], emitted.totals["RepliesSent"]) == (1, 1), (
+        "Alice's found, Bob's sent"
+    )
+    found = [
+        line
+        for line in lines
+        if line["message"] == "an earlier attempt had sent this reply: recorded, not sent again"
+    ]
+    assert [line["level"] for line in found] == ["INFO"]
 
 
 def test_the_look_reads_one_page_of_the_newest_messages_never_the_whole_history(
