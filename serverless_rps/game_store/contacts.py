@@ -135,30 +135,24 @@ class ContactRecords:
             item.get("recent_sids", {}).get("SS", [])
         )
 
-    def forget_pending(
-        self, contact: str, keys: Sequence[str], sids: Sequence[str] = (), *, still_pending: bool = False
-    ) -> None:
+    def forget_pending(self, contact: str, keys: Sequence[str], sids: Sequence[str] = ()) -> None:
         """Drop records from a contact's pending replies, and in the same update keep the SIDs
         they sent to it (`recent_sids`, which expires with the contact record): what a look
-        before re-sending excludes (reconciliation.py). Best effort: a key left behind names a
-        record with nothing left to erase, whose delivered SIDs are read instead; it goes with
-        the contact record's expiry. `still_pending` (one key): only if the contact still lists it."""
+        before re-sending excludes (reconciliation.py). Idempotent: both are sets, so doing it
+        again (a redelivery finishing what a dead attempt began) changes nothing. Best effort: a
+        key left behind names a record with nothing left to erase, whose delivered SIDs are read
+        instead; it goes with the contact record's expiry."""
         values: dict[str, Any] = {":keys": {"SS": list(keys)}}
         expression = "DELETE pending_replies :keys"
-        condition = "attribute_exists(messageId)"
         if sids:
             expression += " ADD recent_sids :sids"
             values[":sids"] = {"SS": sorted(set(sids))}
-        if still_pending:
-            # Only while the record is still listed: else its SIDs were kept when it was taken out.
-            condition = "contains(pending_replies, :key)"
-            values[":key"] = {"S": keys[0]}
         try:
             self._dynamodb.update_item(
                 TableName=self._tables.idempotency,
                 Key={"messageId": {"S": contact}},
                 UpdateExpression=expression,
-                ConditionExpression=condition,
+                ConditionExpression="attribute_exists(messageId)",
                 ExpressionAttributeValues=values,
             )
         except ClientError as exc:

@@ -213,9 +213,7 @@ class MessageRecords:
         it off its recipients' pending replies. Idempotent: a redelivery finishes what a dead
         attempt did not."""
         # An outbox already dropped (the death came between the drop and this update): its
-        # `sent_to` says which SID went to whom, and only a contact that still lists the record
-        # takes them, not every duplicate delivery.
-        dropped = sids is None and not record.outbox
+        # `sent_to` says which SID went to whom.
         sids = sids or sent_sids(record, self._contacts.contact_id)
         if record.outbox:
             sets, values, _ = self.outbox_dropped(record)
@@ -233,7 +231,7 @@ class MessageRecords:
                         raise
             record = replace(record, recipients=tuple(self._recipient_contacts(record)))
         for contact in record.recipients:
-            self._contacts.forget_pending(contact, [record.key], sids(contact), still_pending=dropped)
+            self._contacts.forget_pending(contact, [record.key], sids(contact))
 
     def outbox_dropped(
         self, record: CompletedRecord, erased: str | None = None

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from serverless_rps import replies
-from serverless_rps.exceptions import ConfigurationProblem, SmsTemporarilyFailed
 from serverless_rps.config import DEFAULT_METRICS_NAMESPACE
+from serverless_rps.exceptions import ConfigurationProblem, SmsTemporarilyFailed
 from serverless_rps.game import Limits
 from serverless_rps.observability import metrics
 from serverless_rps.ports import OutboundSms, ReplyId, SmsSender
