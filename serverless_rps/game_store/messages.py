@@ -205,16 +205,17 @@ class MessageRecords:
             )
         written = completed_record(record.key, response["Attributes"])
         if last or (written.outbox and not written.undelivered()):
-            # Our copy still says where each reply went, though the write may have dropped it.
-            self.finish(written, sent_sids(replace(written, outbox=record.outbox), self._contacts.contact_id))
+            # The record as written says where each reply went: in its outbox, or in the `sent_to`
+            # this write made from our copy of it when it dropped the outbox.
+            self.finish(written)
 
-    def finish(self, record: CompletedRecord, sids: Callable[[str], list[str]] | None = None) -> None:
+    def finish(self, record: CompletedRecord) -> None:
         """For a record with nothing left to send: drop its outbox if it still has one, and take
         it off its recipients' pending replies. Idempotent: a redelivery finishes what a dead
         attempt did not."""
-        # An outbox already dropped (the death came between the drop and this update): its
-        # `sent_to` says which SID went to whom.
-        sids = sids or sent_sids(record, self._contacts.contact_id)
+        # Which SID went to whom: from the outbox, or from its `sent_to` once it is dropped (the
+        # death came between the drop and this update).
+        sids = sent_sids(record, self._contacts.contact_id)
         if record.outbox:
             sets, values, _ = self.outbox_dropped(record)
             with translated("drop a sent outbox"):
