@@ -63,11 +63,14 @@ def _serve_moto(connection: multiprocessing.connection.Connection, port: int, lo
     """The moto process: serve until the parent says stop or goes away (EOF on the pipe)."""
     import signal
 
+    from serverless_rps_local.moto_expressions import install_expression_memory
     from serverless_rps_local.moto_rollback import install_light_transaction_rollback
     from serverless_rps_local.serialized_moto import SerializedMotoServer
 
-    # A long session must not slow down as the idempotency table grows.
+    # A long session must not slow down as the idempotency table grows, and the same expressions
+    # need parsing only once.
     install_light_transaction_rollback()
+    install_expression_memory()
     # Ctrl-C and a closed terminal's hang-up reach the whole process group; the parent decides
     # when moto stops.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
