@@ -297,3 +297,33 @@ def test_what_the_other_pending_records_sent_to_a_number_is_read_from_every_one_
     assert others is not None, "every other pending record could be read"
     assert others.unrecorded_bodies == {*to_alice, replies.help_overview()}
     assert others.sids == {*finished, sent_help}
+
+
+def test_a_record_an_earlier_version_dropped_without_sent_to_gives_its_recipient_every_sid(
+    game: Game,
+) -> None:
+    """Records dropped before `sent_to` existed name their recipients but not which reply went to
+    whom. One such record, still on Bob's pending replies (its last delivery died before taking it
+    off): a redelivery finishes it and Bob's contact record keeps every SID it sent, a superset,
+    for a later look before re-sending to his number."""
+    game.register((BOB, "bob"))
+    game.text(BOB, "help", sid=SID)
+    sent = game.sms.sids_sent_for(SID)
+    contact = game.store.contact_id(BOB)
+    # Rewind to what the earlier version left when it died between the drop and the forget.
+    game.dynamodb.update_item(
+        TableName=TABLES.idempotency, Key={"messageId": {"S": SID}}, UpdateExpression="REMOVE sent_to"
+    )
+    game.dynamodb.update_item(
+        TableName=TABLES.idempotency,
+        Key={"messageId": {"S": contact}},
+        UpdateExpression="ADD pending_replies :key DELETE recent_sids :sids",
+        ExpressionAttributeValues={":key": {"SS": [SID]}, ":sids": {"SS": sent}},
+    )
+
+    assert game.text(BOB, "help", sid=SID) == Result.DUPLICATE
+
+    [bobs] = [item for item in game.items(TABLES.idempotency) if item["messageId"]["S"] == contact]
+    assert SID not in bobs.get("pending_replies", {}).get("SS", [])
+    assert len(sent) == 2
+    assert set(sent) <= set(bobs["recent_sids"]["SS"])
