@@ -340,18 +340,19 @@ def sms_from(value: dict[str, Any]) -> OutboundSms:
 
 
 def completed_record(key: str, item: dict[str, Any]) -> CompletedRecord:
+    """A completed record from its item. The commit writes `completed_at`, `delivered` and
+    `outbox_lease` (and always has); the outbox goes once it is sent, and what replaces it
+    (`recipients`, `sent_to`) comes then, if anyone is left to name."""
     outbox = tuple(sms_from(entry["M"]) for entry in item.get("outbox", {}).get("L", []))
-    delivered = {int(index): value["S"] for index, value in item.get("delivered", {}).get("M", {}).items()}
-    lease = item.get("outbox_lease", {}).get("M", {})
+    delivered = {int(index): value["S"] for index, value in item["delivered"]["M"].items()}
     recipients = tuple(sorted(item.get("recipients", {}).get("SS", [])))
-    completed_at = item.get("completed_at")
     sent_to = {int(index): value["S"] for index, value in item.get("sent_to", {}).get("M", {}).items()}
     return CompletedRecord(
         key,
         outbox,
         delivered,
-        float(lease.get("expires_at", {}).get("N", "0")),
+        float(item["outbox_lease"]["M"]["expires_at"]["N"]),
         recipients,
-        float(completed_at["N"]) if completed_at else None,
+        float(item["completed_at"]["N"]),
         sent_to,
     )
