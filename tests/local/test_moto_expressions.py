@@ -35,24 +35,23 @@ def _update(expression: str, values: dict[str, Any] | None = None, **extra: Any)
 CLAIM = "SET #s = :claimed, attempt = :attempt, expires = :expires"
 CLAIM_IF = "attribute_not_exists(#s) OR (#s = :claimed AND expires < :now)"
 CLAIM_NAMES = {"#s": "state"}
+
+
+def _claim(attempt: str, expires: str, now: str) -> dict[str, Any]:
+    """Claim alice's row if unclaimed or expired: one text, one condition, the values vary."""
+    values = {
+        ":claimed": {"S": "claimed"},
+        ":attempt": {"S": attempt},
+        ":expires": {"N": expires},
+        ":now": {"N": now},
+    }
+    return _update(CLAIM, values, ConditionExpression=CLAIM_IF, ExpressionAttributeNames=CLAIM_NAMES)
+
+
 PENDING_IF = "size(pending) BETWEEN :inc AND :max AND #s IN (:states) AND NOT attribute_exists(gone)"
 REQUESTS: list[tuple[str, dict[str, Any]]] = [
     *(
-        (
-            "update_item",
-            _update(
-                CLAIM,
-                {
-                    ":claimed": {"S": "claimed"},
-                    ":attempt": {"S": attempt},
-                    ":expires": {"N": expires},
-                    ":now": {"N": now},
-                },
-                ConditionExpression=CLAIM_IF,
-                ExpressionAttributeNames=CLAIM_NAMES,
-                ReturnValues="ALL_NEW",
-            ),
-        )
+        ("update_item", {**_claim(attempt, expires, now), "ReturnValues": "ALL_NEW"})
         for attempt, expires, now in [
             ("a1", "100", "50"),
             ("a2", "200", "60"),
@@ -114,21 +113,7 @@ REQUESTS: list[tuple[str, dict[str, Any]]] = [
         "transact_write_items",
         {
             "TransactItems": [
-                {
-                    "Update": {
-                        **_update(
-                            CLAIM,
-                            {
-                                ":claimed": {"S": "claimed"},
-                                ":attempt": {"S": "t1"},
-                                ":expires": {"N": "400"},
-                                ":now": {"N": "350"},
-                            },
-                        ),
-                        "ConditionExpression": CLAIM_IF,
-                        "ExpressionAttributeNames": CLAIM_NAMES,
-                    }
-                },
+                {"Update": _claim("t1", "400", "350")},
                 {
                     "Delete": {
                         "TableName": "players",
@@ -145,21 +130,7 @@ REQUESTS: list[tuple[str, dict[str, Any]]] = [
         "transact_write_items",
         {
             "TransactItems": [
-                {
-                    "Update": {
-                        **_update(
-                            CLAIM,
-                            {
-                                ":claimed": {"S": "claimed"},
-                                ":attempt": {"S": "t2"},
-                                ":expires": {"N": "500"},
-                                ":now": {"N": "360"},
-                            },
-                        ),
-                        "ConditionExpression": CLAIM_IF,
-                        "ExpressionAttributeNames": CLAIM_NAMES,
-                    }
-                },
+                {"Update": _claim("t2", "500", "360")},
             ]
         },
     ),
