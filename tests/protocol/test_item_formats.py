@@ -220,3 +220,17 @@ def test_a_player_record_with_only_its_name_reads_as_a_player_with_no_games_and_
     assert game.sms.last(ALICE) == replies.score(0, 0, 0, 0)
     game.text(ALICE, "games")
     assert game.sms.last(ALICE) == replies.games_summary([], [])
+
+
+def test_a_completed_record_names_who_holds_its_outbox_since_when_and_until_when(game: Game) -> None:
+    game.register((ALICE, "alice"))
+    sid = "SM" + "e" * 32
+    game.text(ALICE, "help", sid=sid)
+    key = {"messageId": {"S": sid}}
+    record = _plain(game.dynamodb.get_item(TableName=TABLES.idempotency, Key=key).get("Item"))
+    assert record["outbox_lease"] == {
+        "owner": record["attempt_id"],  # the attempt that committed it sent it
+        "started_at": time.time(),  # the commit: when that attempt began sending
+        "expires_at": time.time() + LEASE_SECONDS,
+    }
+    assert record["completed_at"] == time.time()

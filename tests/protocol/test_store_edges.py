@@ -22,13 +22,20 @@ from botocore.awsrequest import AWSResponse
 from botocore.exceptions import EndpointConnectionError
 
 from serverless_rps import replies
-from serverless_rps.exceptions import ConfigurationProblem, LockContended, RetryLater, StoreUnavailable
-from serverless_rps.game import LEADERBOARD, LOBBY
+from serverless_rps.exceptions import (
+    ClaimLost,
+    ConfigurationProblem,
+    LockContended,
+    RetryLater,
+    StoreUnavailable,
+)
+from serverless_rps.game import LEADERBOARD, LOBBY, Decision
 from serverless_rps.game_store.delivery_status import DeliveryStatus, DeliveryStatusRecords
-from serverless_rps.ports import SENDING, CompletedRecord
+from serverless_rps.ports import SENDING, CompletedRecord, OutboundSms
 from tests.conftest import (
     ALICE,
     BOB,
+    BOT_NUMBER,
     CAROL,
     IN_PROGRESS_SECONDS,
     LEASE_SECONDS,
@@ -400,6 +407,27 @@ def test_a_lock_taken_over_after_expiry_is_not_released_by_its_former_holder(gam
         row = game.player(phone)
         assert row is not None, "the live attempt's bare row stays"
         assert row["user_locked"]["M"]["lock_uuid"]["S"] == "live-attempt"
+
+
+def test_a_commit_after_the_claim_was_taken_over_is_refused_as_a_lost_claim_and_writes_nothing(
+    game: Game, clock: Any
+) -> None:
+    """The completion is fenced on the claim: an attempt frozen past its claim's expiry, whose
+    message another attempt claimed meanwhile, learns that its claim was lost (so its message
+    comes back, and the live attempt answers it), not that the store failed."""
+    stale = game.store.claim("SM-slow", "frozen-attempt", time.time())
+    clock.tick(IN_PROGRESS_SECONDS + 1)
+    game.store.claim("SM-slow", "live-attempt", time.time())
+    assert not isinstance(stale, CompletedRecord)
+    reply = OutboundSms(ALICE, BOT_NUMBER, "too late")
+
+    with pytest.raises(ClaimLost, match="the claim was taken over before the commit"):
+        game.store.commit(stale, [], Decision(), [reply], {}, time.time())
+
+    [record] = [item for item in game.items(TABLES.idempotency) if item["messageId"]["S"] == "SM-slow"]
+    assert record["attempt_id"]["S"] == "live-attempt"
+    assert "outbox" not in record
+    assert game.items_holding(ALICE) == []
 
 
 def test_a_claim_taken_over_after_expiry_is_not_abandoned_by_its_former_holder(
