@@ -200,6 +200,8 @@ def test_a_strangers_budget_lives_on_its_contact_record_until_it_registers(game:
 
     assert "reply_budget" not in _contact(game, STRANGER), "the player record holds it now"
     assert _plain(game.player(STRANGER))["reply_budget"]["level"] > contact["reply_budget"]["level"]
+    game.text(STRANGER, "score")  # a later text that leaves the player as they were: the same
+    assert "reply_budget" not in _contact(game, STRANGER)
 
 
 def test_a_player_record_with_only_its_name_reads_as_a_player_with_no_games_and_no_score(
