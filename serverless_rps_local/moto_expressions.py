@@ -42,9 +42,20 @@ STOCK_MAKE = UpdateExpressionParser.__dict__["make"]
 STOCK_PARSE = ConditionExpressionParser.__dict__["parse"]
 
 
+def _put(make: Any, parse: Any) -> Callable[[], None]:
+    """Put these parsers in moto's place; returns the function that puts back what was there."""
+    saved = (UpdateExpressionParser.__dict__["make"], ConditionExpressionParser.__dict__["parse"])
+    UpdateExpressionParser.make = make
+    ConditionExpressionParser.parse = parse  # type: ignore[method-assign]
+
+    def restore() -> None:
+        _put(*saved)
+
+    return restore
+
+
 def install_expression_memory() -> Callable[[], None]:
     """Patch moto for good (the test process, the local stack); returns the function that undoes it."""
-    saved_make = UpdateExpressionParser.__dict__["make"]
     saved_parse = ConditionExpressionParser.__dict__["parse"]
     original_make = UpdateExpressionParser.make
 
@@ -72,14 +83,7 @@ def install_expression_memory() -> Callable[[], None]:
         self.expr_attr_values_found.extend(values_found)
         return op
 
-    UpdateExpressionParser.make = classmethod(make)
-    ConditionExpressionParser.parse = parse  # type: ignore[method-assign]
-
-    def undo() -> None:
-        UpdateExpressionParser.make = saved_make
-        ConditionExpressionParser.parse = saved_parse  # type: ignore[method-assign]
-
-    return undo
+    return _put(classmethod(make), parse)
 
 
 @contextmanager
@@ -95,12 +99,8 @@ def expression_memory() -> Iterator[None]:
 @contextmanager
 def stock_expressions() -> Iterator[None]:
     """moto's own parsers for the length of a `with` block, whatever is installed around it."""
-    saved_make = UpdateExpressionParser.__dict__["make"]
-    saved_parse = ConditionExpressionParser.__dict__["parse"]
-    UpdateExpressionParser.make = STOCK_MAKE
-    ConditionExpressionParser.parse = STOCK_PARSE  # type: ignore[method-assign]
+    restore = _put(STOCK_MAKE, STOCK_PARSE)
     try:
         yield
     finally:
-        UpdateExpressionParser.make = saved_make
-        ConditionExpressionParser.parse = saved_parse  # type: ignore[method-assign]
+        restore()
