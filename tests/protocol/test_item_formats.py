@@ -200,7 +200,7 @@ def test_a_strangers_budget_lives_on_its_contact_record_until_it_registers(game:
 
     assert "reply_budget" not in _contact(game, STRANGER), "the player record holds it now"
     assert _plain(game.player(STRANGER))["reply_budget"]["level"] > contact["reply_budget"]["level"]
-    game.text(STRANGER, "score")  # a later text that leaves the player as they were: the same
+    game.text(STRANGER, "score")  # a text that leaves the player unchanged spends from their record
     assert "reply_budget" not in _contact(game, STRANGER)
 
 
