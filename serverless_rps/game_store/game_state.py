@@ -109,7 +109,7 @@ class GameStateRows:
 
     # -- leases ------------------------------------------------------------------------------
 
-    def lock(self, phone: str, lock_id: str, now: float, *, player_only: bool = False) -> LockedPlayer:
+    def lock(self, phone: str, lock_id: str, now: float, *, player_only: bool) -> LockedPlayer:
         # The lease is taken and the record read in one request; an expired lease is taken over
         # (LEASE_FREE). Locking a phone with no record creates a bare row holding only the lock.
         # Only the sender may do that (its own redelivery locks it again and cleans up); anyone

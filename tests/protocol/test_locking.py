@@ -98,7 +98,7 @@ def test_a_writer_that_lost_only_the_leaderboards_lease_cannot_commit(game: Game
 def test_a_lock_tells_its_holder_when_its_lease_lapses(game: Game) -> None:
     game.register((ALICE, "alice"))
     now = time.time()
-    for key in (ALICE, LEADERBOARD):
+    for key in (ALICE, LEADERBOARD, STRANGER):  # a player, a shared record, a phone with no player
         locked = game.store.lock(key, "attempt", now)
         stored = game.player(key)["user_locked"]["M"]["expiration_epoch_timestamp"]["N"]
         assert locked.expires_at == float(stored) == now + LEASE_SECONDS
