@@ -377,6 +377,13 @@ class Game:
         ).get("Item")
         return item
 
+    def message_record(self, key: str) -> dict[str, Any] | None:
+        """The idempotency table's item under `key`: a message's record, or a contact record."""
+        item: dict[str, Any] | None = self.dynamodb.get_item(
+            TableName=TABLES.idempotency, Key={"messageId": {"S": key}}
+        ).get("Item")
+        return item
+
     def items(self, table: str) -> list[dict[str, Any]]:
         items: list[dict[str, Any]] = self.dynamodb.scan(TableName=table)["Items"]
         return items

@@ -83,9 +83,8 @@ def post(ingress: webhook.Ingress, event: dict[str, Any]) -> int:
 
 
 def record(game: Game, key: str = SID) -> dict[str, Any]:
-    item: dict[str, Any] = game.dynamodb.get_item(
-        TableName=TABLES.idempotency, Key={"messageId": {"S": key}}
-    )["Item"]
+    item = game.message_record(key)
+    assert item is not None
     return item
 
 
@@ -245,9 +244,7 @@ def test_a_callback_for_a_reply_we_have_no_record_of_gets_200_and_writes_nothing
     [line] = [line for line in lines if line["level"] == "WARNING"]
     assert line["message"] == "status callback for a reply we have no record of; nothing recorded"
     assert _details(line) == (unknown.key, 0, SID, "delivered", None)
-    assert "Item" not in game.dynamodb.get_item(
-        TableName=TABLES.idempotency, Key={"messageId": {"S": unknown.key}}
-    ), "no record was created"
+    assert game.message_record(unknown.key) is None, "no record was created"
 
 
 def test_a_forged_unsigned_or_replayed_callback_gets_403_and_records_nothing(

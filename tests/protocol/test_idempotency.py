@@ -145,5 +145,5 @@ def test_a_failed_attempt_gives_its_claim_back_for_an_immediate_retry(game: Game
     game.store.lock(BOB, "someone-else", now=time.time())
     with pytest.raises(Exception, match="locked"):
         game.text(ALICE, "rock bob", sid=SID)
-    record = game.dynamodb.get_item(TableName=TABLES.idempotency, Key={"messageId": {"S": SID}}).get("Item")
+    record = game.message_record(SID)
     assert record is None or record["status"]["S"] != IN_PROGRESS

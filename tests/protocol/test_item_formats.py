@@ -30,11 +30,7 @@ def _plain(item: dict[str, Any] | None) -> dict[str, Any]:
 
 
 def _contact(game: Game, phone: str) -> dict[str, Any]:
-    return _plain(
-        game.dynamodb.get_item(
-            TableName=TABLES.idempotency, Key={"messageId": {"S": game.store.contact_id(phone)}}
-        ).get("Item")
-    )
+    return _plain(game.message_record(game.store.contact_id(phone)))
 
 
 def test_a_throw_waits_on_the_throwers_record_and_is_announced_on_the_opponents(game: Game) -> None:
@@ -228,8 +224,7 @@ def test_a_completed_record_names_who_holds_its_outbox_since_when_and_until_when
     game.register((ALICE, "alice"))
     sid = "SM" + "e" * 32
     game.text(ALICE, "help", sid=sid)
-    key = {"messageId": {"S": sid}}
-    record = _plain(game.dynamodb.get_item(TableName=TABLES.idempotency, Key=key).get("Item"))
+    record = _plain(game.message_record(sid))
     assert record["outbox_lease"] == {
         "owner": record["attempt_id"],  # the attempt that committed it sent it
         "started_at": time.time(),  # the commit: when that attempt began sending

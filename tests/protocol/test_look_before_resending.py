@@ -59,9 +59,8 @@ def _dies_after_twilio_accepts(game: Game, survive: int = 0) -> None:
 
 
 def _delivered(game: Game) -> dict[str, str]:
-    item: dict[str, Any] = game.dynamodb.get_item(
-        TableName=TABLES.idempotency, Key={"messageId": {"S": SID}}
-    )["Item"]
+    item = game.message_record(SID)
+    assert item is not None
     return {index: value["S"] for index, value in item["delivered"]["M"].items()}
 
 

@@ -14,7 +14,7 @@ from serverless_rps.game import Limits, reply_only
 from serverless_rps.ports import Claim, OutboundSms
 from serverless_rps.processing import MessageProcessor, Result
 from serverless_rps.rules import Move, Outcome
-from tests.conftest import ALICE, BOB, LEASE_SECONDS, TABLES, FakeSms, Game, opted_out, transient_failure
+from tests.conftest import ALICE, BOB, LEASE_SECONDS, FakeSms, Game, opted_out, transient_failure
 
 SID = "SM" + "b" * 32
 ALICE_WINS = replies.result(Outcome.WIN, Move.ROCK, Move.SCISSORS, "bob")
@@ -27,9 +27,8 @@ def _bob_waits_on_alice(game: Game) -> None:
 
 
 def _record(game: Game) -> dict[str, Any]:
-    item: dict[str, Any] = game.dynamodb.get_item(
-        TableName=TABLES.idempotency, Key={"messageId": {"S": SID}}
-    )["Item"]
+    item = game.message_record(SID)
+    assert item is not None
     return item
 
 

@@ -332,7 +332,8 @@ def test_an_erasure_that_meets_the_last_delivery_leaves_no_number_and_keeps_the_
         events.unregister("provide-client-params.dynamodb.UpdateItem", deliver_everything_first)
 
     assert len(sent) == 2, "the deliveries ran between STOP's read and its write"
-    [stored] = [item for item in game.items(TABLES.idempotency) if item["messageId"]["S"] == record.key]
+    stored = game.message_record(record.key)
+    assert stored is not None
     assert {value["S"] for value in stored["delivered"]["M"].values()} == set(sent)
     assert BOB not in json.dumps(game.items(TABLES.idempotency))
 
@@ -424,7 +425,8 @@ def test_a_commit_after_the_claim_was_taken_over_is_refused_as_a_lost_claim_and_
     with pytest.raises(ClaimLost, match="the claim was taken over before the commit"):
         game.store.commit(stale, [], Decision(), [reply], {}, time.time())
 
-    [record] = [item for item in game.items(TABLES.idempotency) if item["messageId"]["S"] == "SM-slow"]
+    record = game.message_record("SM-slow")
+    assert record is not None
     assert record["attempt_id"]["S"] == "live-attempt"
     assert "outbox" not in record
     assert game.items_holding(ALICE) == []
@@ -441,5 +443,6 @@ def test_a_claim_taken_over_after_expiry_is_not_abandoned_by_its_former_holder(
 
     game.store.abandon(stale)  # no error, and the live claim stays
 
-    [record] = [item for item in game.items(TABLES.idempotency) if item["messageId"]["S"] == "SM-slow"]
+    record = game.message_record("SM-slow")
+    assert record is not None
     assert record["attempt_id"]["S"] == "live-attempt"
