@@ -141,6 +141,7 @@ def _leave_out_what_never_reaches_dynamodb(config: pytest.Config, items: list[py
 ALICE = "+15551110001"
 BOB = "+15552220002"
 CAROL = "+15553330003"
+STRANGER = "+15554440004"  # a phone the tests never register
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -382,6 +383,12 @@ class Game:
         item: dict[str, Any] | None = self.dynamodb.get_item(
             TableName=TABLES.idempotency, Key={"messageId": {"S": key}}
         ).get("Item")
+        return item
+
+    def stored_record(self, key: str) -> dict[str, Any]:
+        """As `message_record`, for a record the test expects: none fails the test."""
+        item = self.message_record(key)
+        assert item is not None, f"no record under {key}"
         return item
 
     def items(self, table: str) -> list[dict[str, Any]]:

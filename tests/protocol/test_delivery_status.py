@@ -82,12 +82,6 @@ def post(ingress: webhook.Ingress, event: dict[str, Any]) -> int:
     return int(webhook.handle(event, ingress)["statusCode"])
 
 
-def record(game: Game, key: str = SID) -> dict[str, Any]:
-    item = game.message_record(key)
-    assert item is not None
-    return item
-
-
 def alice_says_help(game: Game) -> tuple[ReplyId, str]:
     """Alice texts HELP (her first text: the opt-in confirmation, then the answer); the answer's send."""
     assert game.text(ALICE, "help", sid=SID) is Result.PROCESSED
@@ -130,11 +124,11 @@ def test_a_replys_statuses_are_recorded_as_twilio_reports_them(
     reply, sid = alice_says_help(game)
     capsys.readouterr()
     assert post(ingress, callback(reply, sid, "sent")) == 200
-    assert statuses_from(record(game))[reply.index].status == "sent"
+    assert statuses_from(game.stored_record(SID))[reply.index].status == "sent"
 
     with json_log_lines() as lines:
         assert post(ingress, callback(reply, sid, "delivered")) == 200
-    [status] = [s for index, s in statuses_from(record(game)).items() if index == reply.index]
+    [status] = [s for index, s in statuses_from(game.stored_record(SID)).items() if index == reply.index]
     assert (status.sid, status.status, status.error_code) == (sid, "delivered", None)
     assert delivery_metrics(capsys.readouterr().out) == [("RepliesDelivered", {"service": "serverless-rps"})]
     # The worker had recorded this send: the callback is news about it, not a warning.
@@ -152,7 +146,7 @@ def test_a_status_is_stored_as_the_table_formats_show_it_with_when_it_came(
     came = time.time()
     assert post(ingress, callback(reply, sid, "undelivered", 30007)) == 200
 
-    entry = record(game)["delivery_status"]["M"][str(reply.index)]
+    entry = game.stored_record(SID)["delivery_status"]["M"][str(reply.index)]
     assert TypeDeserializer().deserialize(entry) == {
         "sid": sid,
         "status": "undelivered",
@@ -160,7 +154,7 @@ def test_a_status_is_stored_as_the_table_formats_show_it_with_when_it_came(
         "error_code": 30007,
         "updated_at": Decimal(str(came)),
     }
-    assert statuses_from(record(game))[reply.index].updated_at == came
+    assert statuses_from(game.stored_record(SID))[reply.index].updated_at == came
 
 
 def test_a_late_or_repeated_callback_never_overwrites_a_later_status(
@@ -172,7 +166,7 @@ def test_a_late_or_repeated_callback_never_overwrites_a_later_status(
     for late in ("sent", "queued", "undelivered", "delivered"):
         assert post(ingress, callback(reply, sid, late)) == 200
 
-    status = statuses_from(record(game))[reply.index]
+    status = statuses_from(game.stored_record(SID))[reply.index]
     assert (status.status, status.error_code) == ("undelivered", 30007)
     assert delivery_metrics(capsys.readouterr().out) == [
         ("RepliesUndelivered", {"service": "serverless-rps"}),
@@ -202,11 +196,11 @@ def test_a_send_never_recorded_is_learnt_from_its_callback_and_not_sent_again(
     reply, sid = game.sms.accepted[-1]
     assert reply is not None
     assert reply.index == 0
-    assert "0" not in record(game)["delivered"]["M"], "the send was never recorded"
+    assert "0" not in game.stored_record(SID)["delivered"]["M"], "the send was never recorded"
 
     with json_log_lines() as lines:
         assert post(ingress, callback(reply, sid, "sent")) == 200
-    assert record(game)["delivered"]["M"]["0"] == {"S": sid}, "the callback recorded its SID"
+    assert game.stored_record(SID)["delivered"]["M"]["0"] == {"S": sid}, "the callback recorded its SID"
     # An operator is told: the one duplicate window was hit, and closed by the callback.
     [learnt] = callback_lines(lines)
     assert (learnt["level"], learnt["message"], learnt["message_sid"], learnt["index"]) == (
@@ -222,7 +216,8 @@ def test_a_send_never_recorded_is_learnt_from_its_callback_and_not_sent_again(
     assert [message.to for message in game.sms.sent[sent_before:]] == [BOB], (
         "Alice's result is not sent twice"
     )
-    assert "outbox" not in record(game), "the redelivery finished the record: no numbers left in it"
+    finished = game.stored_record(SID)
+    assert "outbox" not in finished, "the redelivery finished the record: no numbers left in it"
 
 
 def test_the_callback_of_a_send_the_record_does_not_name_changes_nothing(
@@ -230,9 +225,9 @@ def test_the_callback_of_a_send_the_record_does_not_name_changes_nothing(
 ) -> None:
     reply, _ = alice_says_help(game)
     other = "SM" + "d" * 32
-    before = record(game)
+    before = game.stored_record(SID)
     assert post(ingress, callback(reply, other, "delivered")) == 200
-    assert record(game) == before
+    assert game.stored_record(SID) == before
 
 
 def test_a_callback_for_a_reply_we_have_no_record_of_gets_200_and_writes_nothing(
@@ -251,7 +246,7 @@ def test_a_forged_unsigned_or_replayed_callback_gets_403_and_records_nothing(
     game: Game, ingress: webhook.Ingress
 ) -> None:
     reply, sid = alice_says_help(game)
-    before = record(game)
+    before = game.stored_record(SID)
     genuine = callback(reply, sid, "delivered")
 
     unsigned = {
@@ -265,13 +260,13 @@ def test_a_forged_unsigned_or_replayed_callback_gets_403_and_records_nothing(
     onto_inbound_route = {**genuine, "rawPath": "/sms/the-secret-segment", "rawQueryString": ""}
     for event in (unsigned, forged, onto_other_reply, onto_inbound_route):
         assert post(ingress, event) == 403
-    assert record(game) == before
+    assert game.stored_record(SID) == before
 
     # The same callback twice is Twilio's own retry: it is answered, and changes nothing more.
     assert post(ingress, genuine) == 200
-    once = record(game)
+    once = game.stored_record(SID)
     assert post(ingress, genuine) == 200
-    assert record(game) == once
+    assert game.stored_record(SID) == once
 
 
 def test_an_opt_out_erased_reply_keeps_its_fate_and_no_callback_writes_a_number_back(
@@ -283,14 +278,14 @@ def test_an_opt_out_erased_reply_keeps_its_fate_and_no_callback_writes_a_number_
     with pytest.raises(SmsTemporarilyFailed):
         game.text(ALICE, "rock bob", sid=SID)
     game.text(BOB, "stop")
-    stored = record(game)
+    stored = game.stored_record(SID)
     erased = [int(index) for index, fate in stored["delivered"]["M"].items() if fate == {"S": "erased"}]
     assert erased, "the opt-out erased Bob's reply"
 
-    before = record(game)
+    before = game.stored_record(SID)
     outcome = records.record(SID, erased[0], DeliveryStatus("SM" + "f" * 32, "delivered", None, 1.0))
     assert outcome.value == "other_send"
-    assert record(game) == before
+    assert game.stored_record(SID) == before
     for table in (TABLES.game_state, TABLES.nickname, TABLES.idempotency):
         assert BOB not in json.dumps(game.items(table)), table
 
@@ -347,25 +342,25 @@ def test_a_malformed_callback_is_answered_400_with_what_is_wrong_and_the_refusal
     game: Game, ingress: webhook.Ingress
 ) -> None:
     reply, sid = alice_says_help(game)
-    before = record(game)
+    before = game.stored_record(SID)
     with json_log_lines() as lines:
         answer = webhook.handle(callback(reply, sid, "Delivered!"), ingress)
     wrong = "MessageStatus missing or malformed"
     assert answer == {"statusCode": 400, "headers": PLAIN, "body": wrong}
     refused = [line for line in lines if line["message"] == "request refused"]
     assert [(line["status"], line["reason"]) for line in refused] == [(400, wrong)]
-    assert record(game) == before
+    assert game.stored_record(SID) == before
 
 
 def test_a_status_we_do_not_keep_is_answered_200_and_logged_with_what_it_was_about(
     game: Game, ingress: webhook.Ingress
 ) -> None:
     reply, sid = alice_says_help(game)
-    before = record(game)
+    before = game.stored_record(SID)
     with json_log_lines() as lines:
         answer = webhook.handle(callback(reply, sid, "read", error_code=30008), ingress)
     assert answer == {"statusCode": 200, "headers": PLAIN, "body": ""}
-    assert record(game) == before
+    assert game.stored_record(SID) == before
     [line] = callback_lines(lines)
     assert line["message"] == "status callback: a status not kept"
     assert _details(line) == (reply.key, reply.index, sid, "read", 30008)
@@ -388,7 +383,7 @@ def test_a_store_that_fails_is_answered_500_for_twilio_to_retry_and_logged_with_
     game: Game, ingress: webhook.Ingress
 ) -> None:
     reply, sid = alice_says_help(game)
-    before = record(game)
+    before = game.stored_record(SID)
     missing_table = DeliveryStatusRecords(game.dynamodb, "no-such-table")
     failing = webhook.Ingress(ingress.validator, ingress.queue, statuses=missing_table)
     with json_log_lines() as lines:
@@ -402,7 +397,7 @@ def test_a_store_that_fails_is_answered_500_for_twilio_to_retry_and_logged_with_
     assert line["message"] == "could not record a delivery status"
     assert _details(line) == (reply.key, reply.index, sid, "undelivered", 30003)
     assert "ResourceNotFoundException" in line["exception"], "the cause is in the log"
-    assert record(game) == before
+    assert game.stored_record(SID) == before
     # Twilio retries; with the table back, the same callback is recorded.
     assert post(ingress, callback(reply, sid, "undelivered", error_code=30003)) == 200
-    assert record(game) != before
+    assert game.stored_record(SID) != before

@@ -19,12 +19,11 @@ from serverless_rps.game_store import ERASED
 from serverless_rps.ports import ReplyId
 from serverless_rps.processing import Result
 from serverless_rps.rules import Move, Outcome
-from tests.conftest import ALICE, BOB, CAROL, IN_PROGRESS_SECONDS, TABLES, Game, transient_failure
+from tests.conftest import ALICE, BOB, CAROL, IN_PROGRESS_SECONDS, STRANGER, TABLES, Game, transient_failure
 from tests.protocol.crashes import Crash, CrashInjector
 from tests.protocol.test_failure_visibility import json_log_lines
 from tests.protocol.test_races import _after_nickname_lookups
 
-STRANGER = "+15554440004"
 CHALLENGE_EXPIRY = 7 * 24 * 60 * 60
 
 
@@ -128,9 +127,7 @@ def test_a_reply_still_waiting_to_be_sent_is_erased_and_never_sent(game: Game) -
 
     # Nothing is left to send, so the STOP closes the record as the last delivery would have,
     # without waiting for a redelivery that may never come:
-    record = next(
-        item for item in game.items(TABLES.idempotency) if item["messageId"]["S"] == bob_throw.idempotency_key
-    )
+    record = game.stored_record(bob_throw.idempotency_key)
     assert record["delivered"]["M"]["1"]["S"] == ERASED
     assert "outbox" not in record
     # what the record keeps for a late redelivery names bob (a keyed hash), not alice ...
@@ -138,15 +135,14 @@ def test_a_reply_still_waiting_to_be_sent_is_erased_and_never_sent(game: Game) -
     # ... and bob's contact record no longer lists it as holding a reply to him, but keeps the SID
     # of the acknowledgement it sent him: a look before re-sending another reply to bob must not
     # take that SMS for its own.
-    contacts = {item["messageId"]["S"]: item for item in game.items(TABLES.idempotency)}
-    bobs = contacts[game.store.contact_id(BOB)]
+    bobs = game.stored_record(game.store.contact_id(BOB))
     assert bob_throw.idempotency_key not in bobs.get("pending_replies", {}).get("SS", [])
     [acknowledgement] = [
         sid for reply, sid in game.sms.accepted if reply == ReplyId(bob_throw.idempotency_key, 0)
     ]
     assert acknowledgement in bobs["recent_sids"]["SS"]
     # Alice's own contact record stays (it keeps her reply budget), with nothing waiting for her.
-    assert "pending_replies" not in contacts[game.store.contact_id(ALICE)]
+    assert "pending_replies" not in game.stored_record(game.store.contact_id(ALICE))
 
     game.processor.process(bob_throw)  # the redelivery finds nothing left to send to alice
     assert game.sms.to(ALICE)[-1] == replies.nick_registered("alice"), "the notice was never sent"
@@ -203,9 +199,7 @@ def test_a_stop_after_its_own_reply_went_out_erases_it_and_the_others_still_get_
         game.processor.process(bob_throw)
 
     game.text(BOB, "STOP")
-    waiting = next(
-        item for item in game.items(TABLES.idempotency) if item["messageId"]["S"] == bob_throw.idempotency_key
-    )
+    waiting = game.stored_record(bob_throw.idempotency_key)
     assert BOB not in json.dumps(waiting), "bob's delivered reply no longer holds his number"
     assert "rock" not in waiting["outbox"]["L"][0]["M"]["body"]["S"], "nor its text"
     # The record is off bob's pending replies now, but what it sent him stays known to a look
@@ -213,11 +207,7 @@ def test_a_stop_after_its_own_reply_went_out_erases_it_and_the_others_still_get_
     [acknowledgement] = [
         sid for reply, sid in game.sms.accepted if reply == ReplyId(bob_throw.idempotency_key, 0)
     ]
-    bobs = next(
-        item
-        for item in game.items(TABLES.idempotency)
-        if item["messageId"]["S"] == game.store.contact_id(BOB)
-    )
+    bobs = game.stored_record(game.store.contact_id(BOB))
     assert bob_throw.idempotency_key not in bobs.get("pending_replies", {}).get("SS", [])
     assert acknowledgement in bobs["recent_sids"]["SS"]
 
@@ -226,9 +216,7 @@ def test_a_stop_after_its_own_reply_went_out_erases_it_and_the_others_still_get_
     assert game.items_holding(BOB) == []
     # Its last delivery drops the outbox; what stays names alice alone (a keyed hash), not the
     # erased entry as if it were a recipient.
-    done = next(
-        item for item in game.items(TABLES.idempotency) if item["messageId"]["S"] == bob_throw.idempotency_key
-    )
+    done = game.stored_record(bob_throw.idempotency_key)
     assert done["recipients"]["SS"] == [game.store.contact_id(ALICE)]
 
 
@@ -237,9 +225,7 @@ def test_a_delivered_record_keeps_only_what_a_redelivery_needs(game: Game) -> No
     game.text(ALICE, "rock bob")
     game.text(BOB, "paper alice", sid="SM" + "b" * 32)
 
-    record = next(
-        item for item in game.items(TABLES.idempotency) if item["messageId"]["S"] == "SM" + "b" * 32
-    )
+    record = game.stored_record("SM" + "b" * 32)
     assert "outbox" not in record
     assert record["outbox_size"]["N"] == "2"
     assert sorted(record["delivered"]["M"]) == ["0", "1"]

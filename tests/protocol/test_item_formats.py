@@ -16,9 +16,8 @@ from boto3.dynamodb.types import TypeDeserializer
 from serverless_rps import replies
 from serverless_rps.game import LEADERBOARD, LOBBY, Limits
 from serverless_rps.parsing import nickname_skeleton
-from tests.conftest import ALICE, BOB, COMPLETED_SECONDS, LEASE_SECONDS, TABLES, Game
+from tests.conftest import ALICE, BOB, COMPLETED_SECONDS, LEASE_SECONDS, STRANGER, TABLES, Game
 
-STRANGER = "+15554440004"
 WEEK = Limits().challenge_expiry_seconds
 
 

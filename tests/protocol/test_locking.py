@@ -16,9 +16,7 @@ from serverless_rps.parsing import ShowScore, Throw
 from serverless_rps.ports import Claim, OutboundSms
 from serverless_rps.processing import MessageProcessor
 from serverless_rps.rules import Move, Outcome
-from tests.conftest import ALICE, BOB, LEASE_SECONDS, TABLES, Game
-
-STRANGER = "+15554440004"
+from tests.conftest import ALICE, BOB, LEASE_SECONDS, STRANGER, TABLES, Game
 
 
 def test_a_crashed_invocations_lock_is_taken_over_after_its_lease(game: Game, clock: Any) -> None:

@@ -59,9 +59,7 @@ def _dies_after_twilio_accepts(game: Game, survive: int = 0) -> None:
 
 
 def _delivered(game: Game) -> dict[str, str]:
-    item = game.message_record(SID)
-    assert item is not None
-    return {index: value["S"] for index, value in item["delivered"]["M"].items()}
+    return {index: value["S"] for index, value in game.stored_record(SID)["delivered"]["M"].items()}
 
 
 def _sids(game: Game, to: str, body: str) -> list[str]:
@@ -136,8 +134,7 @@ def test_the_look_reads_one_page_of_the_newest_messages_never_the_whole_history(
 
 
 def _recorded_sids(game: Game) -> list[str]:
-    item = next(item for item in game.items(TABLES.idempotency) if item["messageId"]["S"] == SID)
-    return [value["S"] for value in item["delivered"]["M"].values()]
+    return [value["S"] for value in game.stored_record(SID)["delivered"]["M"].values()]
 
 
 def test_a_list_that_does_not_show_it_yet_means_sending_it_again(game: Game, clock: Any) -> None:
@@ -236,10 +233,7 @@ def test_another_messages_identical_reply_is_never_taken_for_one_never_sent(game
     assert game.text(ALICE, "games", sid=second) is Result.RESENT
     assert new_to_alice() == [reply, reply], "two replies, two SMS: none lost, none doubled"
     recorded = [
-        value["S"]
-        for item in game.items(TABLES.idempotency)
-        if item["messageId"]["S"] in (first, second)
-        for value in item["delivered"]["M"].values()
+        value["S"] for key in (first, second) for value in game.stored_record(key)["delivered"]["M"].values()
     ]
     assert sorted(recorded) == sorted(sms.sid for sms in game.sms.listed if sms.sid not in earlier)
 
@@ -266,12 +260,7 @@ def test_a_pending_record_that_cannot_be_read_proves_nothing_so_the_reply_is_sen
         reply,
         reply,
     ], "the first message's reply is sent: a duplicate is allowed, a lost reply never is"
-    [recorded] = [
-        value["S"]
-        for item in game.items(TABLES.idempotency)
-        if item["messageId"]["S"] == first
-        for value in item["delivered"]["M"].values()
-    ]
+    [recorded] = [value["S"] for value in game.stored_record(first)["delivered"]["M"].values()]
     assert recorded == game.sms.listed[-1].sid, "its own send, not the second message's"
 
 
@@ -288,7 +277,7 @@ def test_what_the_other_pending_records_sent_to_a_number_is_read_from_every_one_
     with pytest.raises(SmsTemporarilyFailed):
         game.text(ALICE, "help", sid=third)
     [sent_help] = game.sms.sids_sent_for(third)
-    [throw] = [item for item in game.items(TABLES.idempotency) if item["messageId"]["S"] == first]
+    throw = game.stored_record(first)
     to_alice = [entry["M"]["body"]["S"] for entry in throw["outbox"]["L"] if entry["M"]["to"]["S"] == ALICE]
 
     others = game.store.others_sending_to(ALICE, second)
@@ -322,7 +311,7 @@ def test_a_record_an_earlier_version_dropped_without_sent_to_gives_its_recipient
 
     assert game.text(BOB, "help", sid=SID) == Result.DUPLICATE
 
-    [bobs] = [item for item in game.items(TABLES.idempotency) if item["messageId"]["S"] == contact]
+    bobs = game.stored_record(contact)
     assert SID not in bobs.get("pending_replies", {}).get("SS", [])
     assert len(sent) == 2
     assert set(sent) <= set(bobs["recent_sids"]["SS"])

@@ -26,12 +26,6 @@ def _bob_waits_on_alice(game: Game) -> None:
     game.text(BOB, "scissors alice")
 
 
-def _record(game: Game) -> dict[str, Any]:
-    item = game.message_record(SID)
-    assert item is not None
-    return item
-
-
 def test_a_failed_send_after_the_commit_loses_no_result_and_starts_no_new_game(game: Game) -> None:
     _bob_waits_on_alice(game)
     game.sms.fail_next(transient_failure())
@@ -62,7 +56,7 @@ def test_a_permanent_refusal_is_recorded_and_never_retried(game: Game) -> None:
     _bob_waits_on_alice(game)
     game.sms.fail_next(opted_out())  # Alice's own result: she has opted out at the carrier
     assert game.text(ALICE, "rock bob", sid=SID) is Result.PROCESSED
-    assert _record(game)["delivered"]["M"]["0"]["S"] == "refused:21610"
+    assert game.stored_record(SID)["delivered"]["M"]["0"]["S"] == "refused:21610"
     assert game.sms.to(BOB)[-1] == BOB_LOSES
     assert game.text(ALICE, "rock bob", sid=SID) is Result.DUPLICATE
     assert ALICE_WINS not in game.sms.to(ALICE)

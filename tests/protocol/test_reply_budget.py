@@ -12,9 +12,7 @@ from typing import Any
 
 from serverless_rps import replies
 from serverless_rps.game_store import CONTACT_PREFIX
-from tests.conftest import ALICE, BOB, TABLES, Game
-
-STRANGER = "+15554440004"
+from tests.conftest import ALICE, BOB, STRANGER, TABLES, Game
 
 # Floods of 1,000 texts: the `aws` fixture's per-item rollback keeps each text's cost from growing
 # with the idempotency table (serverless_rps_local/moto_rollback.py).

@@ -39,12 +39,12 @@ from tests.conftest import (
     CAROL,
     IN_PROGRESS_SECONDS,
     LEASE_SECONDS,
+    STRANGER,
     TABLES,
     Game,
     transient_failure,
 )
 
-STRANGER = "+15554440004"
 THROW_SID = "SM" + "7" * 32
 
 
@@ -332,8 +332,7 @@ def test_an_erasure_that_meets_the_last_delivery_leaves_no_number_and_keeps_the_
         events.unregister("provide-client-params.dynamodb.UpdateItem", deliver_everything_first)
 
     assert len(sent) == 2, "the deliveries ran between STOP's read and its write"
-    stored = game.message_record(record.key)
-    assert stored is not None
+    stored = game.stored_record(record.key)
     assert {value["S"] for value in stored["delivered"]["M"].values()} == set(sent)
     assert BOB not in json.dumps(game.items(TABLES.idempotency))
 
@@ -425,8 +424,7 @@ def test_a_commit_after_the_claim_was_taken_over_is_refused_as_a_lost_claim_and_
     with pytest.raises(ClaimLost, match="the claim was taken over before the commit"):
         game.store.commit(stale, [], Decision(), [reply], {}, time.time())
 
-    record = game.message_record("SM-slow")
-    assert record is not None
+    record = game.stored_record("SM-slow")
     assert record["attempt_id"]["S"] == "live-attempt"
     assert "outbox" not in record
     assert game.items_holding(ALICE) == []
@@ -443,6 +441,5 @@ def test_a_claim_taken_over_after_expiry_is_not_abandoned_by_its_former_holder(
 
     game.store.abandon(stale)  # no error, and the live claim stays
 
-    record = game.message_record("SM-slow")
-    assert record is not None
+    record = game.stored_record("SM-slow")
     assert record["attempt_id"]["S"] == "live-attempt"
