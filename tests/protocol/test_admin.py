@@ -267,7 +267,7 @@ def test_a_player_is_found_by_nickname_and_an_unknown_one_is_an_error(
     _a_reply_that_could_not_be_sent(twilio)
     # Both reads at one moment: the ages they print must not straddle a second.
     moment = time.time()
-    operator = replace(operator, clock=lambda: moment)
+    operator.clock = lambda: moment
 
     assert _admin(operator, "player", "alice") == _admin(operator, "player", ALICE)
     assert json.loads(_admin(operator, "player", "ALICE")[1])["phone"] == ALICE  # as the game matches names
