@@ -69,7 +69,9 @@ def main() -> None:
     runners: dict[str, tuple[Callable[[], Any], Callable[[Any], str]]] = {
         "requests": (
             lambda: [row.as_dict() for row in requests_per_command.measure()],
-            lambda rows: requests_per_command.render([requests_per_command.Row(**row) for row in rows]),
+            lambda rows: requests_per_command.render(
+                [requests_per_command.CommandRow(**row) for row in rows]
+            ),
         ),
         "handler_time": (lambda: handler_time.measure(quick=quick), handler_time.render),
         "latency": (lambda: latency.measure(quick=quick), latency.render),

@@ -26,7 +26,7 @@ from serverless_rps.app import GameFunction
 from serverless_rps.bootstrap import build_processor, build_store
 from serverless_rps.config import GameSettings, TwilioCredentials
 from serverless_rps.message_queue import DeadLetterQueue, IncomingQueue
-from serverless_rps.ports import OutboundSms, ReplyId, SmsSender
+from serverless_rps.ports import OutboundSms, ReplyId, SentSms, SentSmsLog, SmsSender
 from serverless_rps.reply_budget import BudgetPolicy
 from serverless_rps_local.in_process import (
     BOT_NUMBER,
@@ -64,6 +64,10 @@ class NullSms:
         self.sent.append(message)
         return f"SM{next(self._sids):032x}"
 
+    def sent_to(self, to: str, limit: int) -> list[SentSms]:
+        """Keeps no Messages list: a redelivery's look finds nothing and sends again."""
+        return []
+
 
 @dataclass
 class InProcessAws:
@@ -74,8 +78,16 @@ class InProcessAws:
     dead_letter_url: str
 
     def game_function(
-        self, sender: SmsSender, *, lock_wait_seconds: float = 1.5, budget: BudgetPolicy | None = None
+        self,
+        sender: SmsSender,
+        *,
+        lock_wait_seconds: float = 1.5,
+        budget: BudgetPolicy | None = None,
+        sent_log: SentSmsLog | None = None,
     ) -> GameFunction:
+        """The game function over these tables, sending through `sender` and looking before
+        re-sending in `sent_log` (by default `sender`'s own list: NullSms and the Twilio gateway
+        have one)."""
         budget = budget or BudgetPolicy()
         settings = replace(
             self.settings(),
@@ -85,7 +97,7 @@ class InProcessAws:
         )
         store = build_store(self.dynamodb, settings, CONTACT_KEY)
         return GameFunction(
-            build_processor(store, sender, settings),
+            build_processor(store, sender, sent_log or sender, settings).processor,  # type: ignore[arg-type]
             IncomingQueue(self.sqs, self.incoming_url),
             DeadLetterQueue(self.sqs, self.dead_letter_url),
         )

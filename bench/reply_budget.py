@@ -24,7 +24,7 @@ from serverless_rps.observability import logger
 from serverless_rps.reply_budget import BudgetPolicy
 from serverless_rps_local.moto_rollback import light_transaction_rollback
 
-__all__ = ["SCENARIOS", "Row", "measure", "render"]
+__all__ = ["SCENARIOS", "BudgetRow", "measure", "render"]
 
 ALICE, BOB, STRANGER = "+15551000001", "+15552000002", "+15553000003"
 UNLIMITED = BudgetPolicy(burst=10**9, per_hour=10**9)
@@ -58,7 +58,7 @@ SCENARIOS: dict[str, Callable[[], list[Text]]] = {
 
 
 @dataclass(frozen=True)
-class Row:
+class BudgetRow:
     scenario: str
     budget: bool
     texts: int
@@ -71,12 +71,12 @@ class Row:
         return self.__dict__.copy()
 
 
-def measure() -> list[Row]:
+def measure() -> list[BudgetRow]:
     logger.setLevel("WARNING")
     return [_run(name, texts(), budget) for name, texts in SCENARIOS.items() for budget in (True, False)]
 
 
-def _run(name: str, texts: list[Text], budget: bool) -> Row:
+def _run(name: str, texts: list[Text], budget: bool) -> BudgetRow:
     with freeze_time("2026-11-21 12:00:00") as clock, light_transaction_rollback(), in_process_aws() as aws:
         sms = NullSms()
         function = aws.game_function(sms, budget=None if budget else UNLIMITED)
@@ -92,7 +92,7 @@ def _run(name: str, texts: list[Text], budget: bool) -> Row:
     names = {ALICE: "alice", BOB: "bob", STRANGER: "stranger"}
     sent = Counter(names[message.to] for message in sms.sent)
     count = len(texts)
-    return Row(
+    return BudgetRow(
         name,
         budget,
         count,
@@ -103,7 +103,7 @@ def _run(name: str, texts: list[Text], budget: bool) -> Row:
     )
 
 
-def render(rows: list[Row]) -> str:
+def render(rows: list[BudgetRow]) -> str:
     lines = [
         "| scenario | budget | texts | SMS sent | requests / text | RRU / text | WRU / text |",
         "|---|---|---|---|---|---|---|",

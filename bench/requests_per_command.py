@@ -17,7 +17,7 @@ from bench.environment import NullSms, in_process_aws, sqs_event, sqs_record
 from serverless_rps.observability import logger
 from serverless_rps_local.dynamodb_local import DynamoDbEngine, DynamoDbLocal, selected_engine
 
-__all__ = ["PENDING_LEVELS", "Row", "measure", "render", "render_reported_units"]
+__all__ = ["PENDING_LEVELS", "CommandRow", "measure", "render", "render_reported_units"]
 
 PENDING_LEVELS = (0, 5, 20, 50)
 PLAYER = "+15551000000"
@@ -30,7 +30,7 @@ def _challenger(index: int) -> str:
 
 
 @dataclass(frozen=True)
-class Row:
+class CommandRow:
     command: str
     pending: int
     requests: int
@@ -44,17 +44,19 @@ class Row:
         return self.__dict__.copy()
 
 
-def measure(levels: tuple[int, ...] = PENDING_LEVELS, dynamodb_endpoint: str | None = None) -> list[Row]:
+def measure(
+    levels: tuple[int, ...] = PENDING_LEVELS, dynamodb_endpoint: str | None = None
+) -> list[CommandRow]:
     """In-process moto, or DynamoDB Local at `dynamodb_endpoint` for the tables."""
     logger.setLevel("WARNING")
-    rows: list[Row] = []
+    rows: list[CommandRow] = []
     for pending in levels:
         rows.extend(_measure_level(pending, dynamodb_endpoint))
     return rows
 
 
-def _measure_level(pending: int, dynamodb_endpoint: str | None) -> list[Row]:
-    rows: list[Row] = []
+def _measure_level(pending: int, dynamodb_endpoint: str | None) -> list[CommandRow]:
+    rows: list[CommandRow] = []
     with in_process_aws(dynamodb_endpoint) as aws:
         meter = CapacityMeter(aws.dynamodb, aws.raw_dynamodb)
         sms = NullSms()
@@ -68,7 +70,7 @@ def _measure_level(pending: int, dynamodb_endpoint: str | None) -> list[Row]:
 
         def row(command: str, tally: Tally) -> None:
             rows.append(
-                Row(
+                CommandRow(
                     command,
                     pending,
                     tally.total_requests,
@@ -117,7 +119,7 @@ def _measure_level(pending: int, dynamodb_endpoint: str | None) -> list[Row]:
     return rows
 
 
-def render(rows: list[Row]) -> str:
+def render(rows: list[CommandRow]) -> str:
     commands = list(dict.fromkeys(row.command for row in rows))
     levels = sorted({row.pending for row in rows})
     by_key = {(row.command, row.pending): row for row in rows}
@@ -141,7 +143,7 @@ def render(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
-def render_reported_units(rows: list[Row]) -> str:
+def render_reported_units(rows: list[CommandRow]) -> str:
     """Our units beside the engine's own report (DynamoDB Local's follow AWS's rules)."""
     lines = [
         "| command | pending | our RRU + WRU | engine-reported units |",

@@ -53,7 +53,7 @@ EQUIVALENTS_FILE = ROOT / "scripts" / "mutants-equivalent.toml"
 STORE_MODULES = (
     "game_store/store",
     "game_store/messages",
-    "game_store/erasure",
+    "game_store/outboxes",
     "game_store/contacts",
     "game_store/game_state",
     "game_store/nicknames",
@@ -69,6 +69,7 @@ STORE_MODULES = (
 # logs and metrics an operator reads) and the operator's tool, admin/ (its store reads stay above).
 EDGE_MODULES = (
     "app",
+    "bootstrap",
     "webhook",
     "status_callbacks",
     "sms_gateway",
@@ -94,7 +95,7 @@ GOAL_MODULES = (
     "game",
     "processing",
     "commands",
-    "reconciliation",
+    "outbox",
     *STORE_MODULES,
     *EDGE_MODULES,
 )
@@ -123,7 +124,7 @@ GROUPS = (
         (
             "processing",
             "commands",
-            "reconciliation",
+            "outbox",
             *STORE_MODULES,
             "exceptions",
         ),

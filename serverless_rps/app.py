@@ -89,10 +89,11 @@ class GameFunction:
             count_message("-", "poison")
             return
         command = type(sms.command).__name__  # parsed once: the processor reads the same command
+        outcome = "unexpected_error"
         try:
-            result = self.processor.process(sms)
+            outcome = self.processor.process(sms).value
         except ConfigurationProblem as problem:
-            count_message(command, "configuration_error")
+            outcome = "configuration_error"
             # Named for what it is: the alarm on ERROR lines fires, and the message stays queued.
             logger.error(
                 "configuration error; the message will be retried",
@@ -104,29 +105,28 @@ class GameFunction:
             )
             raise
         except RetryLater as retry:
-            count_message(command, "retry")
+            outcome = "retry"
             logger.warning(
                 "message will be retried", extra={"reason": str(retry), "retry_after": retry.retry_after}
             )
             if retry.retry_after is not None and record.get("receiptHandle"):
-                self._come_back_soon(record["receiptHandle"], retry.retry_after)
+                # Come back soon rather than after the whole visibility timeout, but never at once.
+                seconds = max(retry.retry_after, _MIN_REDELIVERY_SECONDS)
+                try:
+                    self.incoming.redeliver_in(record["receiptHandle"], seconds)
+                except RetryLater as exc:
+                    logger.warning("could not shorten the visibility timeout", extra={"error": str(exc)})
             raise
         except Exception as unexpected:
-            count_message(command, "unexpected_error")
             # Once, at ERROR, with the stack, before the batch handler reports the record failed.
             logger.exception(
                 "unexpected error; the message will be retried",
                 extra={"error_type": type(unexpected).__name__, "reason": str(unexpected)},
             )
             raise
-        count_message(command, result.value)
-        tracer.put_annotation("result", result.value)
-
-    def _come_back_soon(self, receipt_handle: str, seconds: float) -> None:
-        try:
-            self.incoming.redeliver_in(receipt_handle, max(seconds, _MIN_REDELIVERY_SECONDS))
-        except RetryLater as exc:
-            logger.warning("could not shorten the visibility timeout", extra={"error": str(exc)})
+        finally:
+            count_message(command, outcome)
+        tracer.put_annotation("result", outcome)
 
     def handle_batch(self, event: Mapping[str, Any], context: LambdaContext | None) -> dict[str, Any]:
         """Every record is reported on its own (the event source mapping's ReportBatchItemFailures):

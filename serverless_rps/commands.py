@@ -2,7 +2,8 @@
 are held, and which pure `game` function decides. `processing` walks one of these descriptions
 for every message and has no branch per command, so the protocol (claim, ordered locks, one
 commit, outbox) is the same code for all of them; a new command is a parser case, a decision
-function in `game` and its replies, and one row in `COMMANDS`.
+function in `game` and its replies, and one row in `COMMANDS`. `CommandSpec` says in which order
+its hooks run.
 
 No I/O here either: the lock-free reads go through the `Reads` port the processor passes in.
 """
@@ -41,13 +42,11 @@ from serverless_rps.parsing import (
     Throw,
 )
 
-__all__ = ["COMMANDS", "CommandSpec", "Facts", "Lookup", "Reads", "spec_for"]
+__all__ = ["COMMANDS", "CommandSpec", "Facts", "LookedUp", "Needs", "Reads", "spec_for"]
 
 
 class Reads(Protocol):
     """The reads a command may make without holding a lock (`ports.GameStore` has them all)."""
-
-    def nickname_owner(self, nickname: str) -> str | None: ...
 
     def nickname_holder(self, nickname: str) -> NicknameHolder | None: ...
 
@@ -59,9 +58,9 @@ class Reads(Protocol):
 
 
 @dataclass(frozen=True)
-class Lookup:
-    """What the lock-free reads found: the phones to lock besides the sender, and what the
-    decision or the staleness check needs to know of the read (a nickname's owner)."""
+class LookedUp:
+    """What the lock-free reads before any lock found: the phones to lock besides the sender, and
+    what the decision or the staleness check needs to know of the read (a nickname's owner)."""
 
     lock: tuple[str, ...] = ()
     owner: str | None = None
@@ -74,101 +73,113 @@ class Lookup:
 
 
 @dataclass(frozen=True)
+class Needs:
+    """What a command needs once its players are locked, as their records say: the shared records
+    to lock too (`game.LEADERBOARD`, `game.LOBBY`: their keys sort after every phone, so locking
+    them last keeps the one canonical order), and what to read without a lock."""
+
+    lock: tuple[str, ...] = ()
+    read: tuple[str, ...] = ()  # shared records
+    counterparts: bool = False  # the players the sender's record names
+
+
+@dataclass(frozen=True)
 class Facts:
-    """What a decision sees: the locked records as read with their leases, and lock-free reads."""
+    """What the hooks after the locks see: the locked records as read with their leases, and the
+    lock-free reads. `needs` sees the players only; `check` and `decide` see everything."""
 
     sender: str
     locked: Mapping[str, Player | None]
-    lookup: Lookup
+    looked_up: LookedUp
     now: float
     limits: Limits
     new_id: Callable[[], str]
     # The operator's program name and support contact, for the consent replies.
     program: replies.Program = field(default_factory=replies.Program)
-    # The sender's counterparts read without a lock after the locks (only when a spec asks).
-    counterparts: Mapping[str, Player] = field(default_factory=dict)
-    # The shared records locked after the players (`CommandSpec.then_lock`), by key.
+    # The shared records locked after the players (`Needs.lock`), by key.
     shared: Mapping[str, SharedRecord] = field(default_factory=dict)
-    # Shared records read without a lock once the locks are held (`CommandSpec.then_read`), by key.
+    # Shared records read without a lock once the locks are held (`Needs.read`), by key.
     read_shared: Mapping[str, SharedRecord] = field(default_factory=dict)
+    # The sender's counterparts read without a lock once the locks are held (`Needs.counterparts`).
+    counterparts: Mapping[str, Player] = field(default_factory=dict)
 
     @property
     def me(self) -> Player | None:
         return self.locked[self.sender]
 
 
-def _reads_nothing(command: Any, sender: str, reads: Reads) -> Lookup:
-    return Lookup()
+def _reads_nothing(command: Any, sender: str, reads: Reads) -> LookedUp:
+    return LookedUp()
+
+
+def _needs_nothing(command: Any, facts: Facts) -> Needs:
+    return Needs()
 
 
 def _nothing_to_check(command: Any, facts: Facts) -> None:
     return None
 
 
-def _no_shared_records(command: Any, facts: Facts) -> tuple[str, ...]:
-    return ()
-
-
 @dataclass(frozen=True)
 class CommandSpec[C]:
-    """One command's needs. `look_up` runs before any lock; `check` runs once every lock is held
-    and raises StaleRead when a lock-free read no longer holds (the processor starts over);
-    `decide` is pure."""
+    """One command's needs, as hooks the processor runs in this order, the same for every command
+    (processing.MessageProcessor._apply_command reads top to bottom the same way):
+
+      1. look_up(command, sender, reads)    before any lock: lock-free reads (a nickname's owner,
+                                            the lobby), and the phones to lock besides the sender
+         -- lock the sender and LookedUp.lock, in ascending phone order --
+      2. needs(command, facts)              the players are locked (facts.locked): which shared
+                                            records to lock too, and what to read without a lock
+         -- lock Needs.lock (after every phone); read Needs.read and the counterparts --
+      3. check(command, facts)              every lock is held: raise StaleRead if a lock-free read
+                                            no longer holds (the processor starts over)
+      4. decide(command, facts)             pure: the new records and the replies
+      5. erases_sender                      an opt-out: the number leaves every outbox still
+                                            waiting to send to it, before the commit
+         -- commit: one transaction, which also releases every lock --
+      6. audit(command)                     fields logged once the commit is done
+    """
 
     decide: Callable[[C, Facts], Decision]
-    look_up: Callable[[C, str, Reads], Lookup] = _reads_nothing
+    look_up: Callable[[C, str, Reads], LookedUp] = _reads_nothing
+    needs: Callable[[C, Facts], Needs] = _needs_nothing
     check: Callable[[C, Facts], None] = _nothing_to_check
-    # Shared records (`game.LEADERBOARD`) to lock once the players are held and checked, when the
-    # locked records say the decision will change them. Their keys sort after every phone, so
-    # locking them last keeps the one canonical order.
-    then_lock: Callable[[C, Facts], tuple[str, ...]] = _no_shared_records
-    # Runs once the shared records are locked too: StaleRead when one no longer holds what the
-    # lock-free read of it said (the processor starts over).
-    check_shared: Callable[[C, Facts], None] = _nothing_to_check
-    # Read the sender's counterparts' records (lock-free) once the sender is locked: its record,
-    # as locked, says who they are.
-    reads_counterparts: bool = False
-    # Shared records to read without a lock once every lock is held, when the locked records say
-    # the decision needs them (`games` reads the lobby only for a sender who may wait there).
-    then_read: Callable[[C, Facts], tuple[str, ...]] = _no_shared_records
-    # Remove the sender's number from outboxes still waiting to send to it (an opt-out's erasure),
-    # after the locks and before the commit.
     erases_sender: bool = False
-    # Fields logged once the command has committed, for the operator's audit (an opt-out: which
-    # rule matched and whether the bot confirms it).
     audit: Callable[[C], Mapping[str, object]] | None = None
 
 
 # -- throw at a nickname --------------------------------------------------------------------------
 
 
-def _opponent_by_nickname(nickname: str | None, sender: str, reads: Reads) -> Lookup:
-    owner = reads.nickname_owner(nickname) if nickname is not None else None
+def _opponent_by_nickname(nickname: str | None, sender: str, reads: Reads) -> LookedUp:
+    holder = reads.nickname_holder(nickname) if nickname is not None else None
+    owner = holder.phone if holder is not None else None
     # Nothing changes on a throw at nobody or at yourself but the sender's reply budget.
-    return Lookup(
+    return LookedUp(
         lock=(owner,) if owner is not None and owner != sender else (), owner=owner, nickname=nickname
     )
 
 
 def _nickname_still_owned(command: object, facts: Facts) -> None:
-    for phone in facts.lookup.lock:
+    for phone in facts.looked_up.lock:
         opponent = facts.locked[phone]
-        if opponent is None or opponent.nickname != facts.lookup.nickname:
+        if opponent is None or opponent.nickname != facts.looked_up.nickname:
             raise StaleRead("the nickname moved to another phone after the lookup")
 
 
 def _opponent(facts: Facts) -> Player | None:
-    owner = facts.lookup.owner
+    owner = facts.looked_up.owner
     return facts.me if owner == facts.sender else facts.locked.get(owner) if owner is not None else None
 
 
-def _leaderboard_if_it_resolves(command: object, facts: Facts) -> tuple[str, ...]:
+def _leaderboard_if_it_resolves(command: object, facts: Facts) -> Needs:
     # The locks on both players freeze whether it resolves: a throw at me is written only under mine.
-    return (LEADERBOARD,) if game.resolves(facts.me, _opponent(facts), facts.now) else ()
+    return Needs(lock=(LEADERBOARD,)) if game.resolves(facts.me, _opponent(facts), facts.now) else Needs()
 
 
 def _shared[R: SharedRecord](records: Mapping[str, SharedRecord], key: str, kind: type[R]) -> R | None:
-    """The shared record `key` (locked: `facts.shared`; read without a lock: `lookup.shared`)."""
+    """The shared record `key` (locked: `facts.shared`; read without a lock: `looked_up.shared`
+    before the locks, `read_shared` after them)."""
     record = records.get(key)
     return record if isinstance(record, kind) else None
 
@@ -186,7 +197,7 @@ def _throw_decide(command: Throw, facts: Facts) -> Decision:
 # -- rematch --------------------------------------------------------------------------------------
 
 
-def _rematch_look_up(command: Rematch, sender: str, reads: Reads) -> Lookup:
+def _rematch_look_up(command: Rematch, sender: str, reads: Reads) -> LookedUp:
     """The sender's record names the last opponent (no phone: see `game.LastOpponent`); their
     nickname then gives the phone to lock."""
     me = reads.get_player(sender)
@@ -197,7 +208,7 @@ def _rematch_look_up(command: Rematch, sender: str, reads: Reads) -> Lookup:
 def _rematch_check(command: Rematch, facts: Facts) -> None:
     me = facts.me
     last = me.last_opponent if me is not None else None
-    if (last.nickname if last is not None else None) != facts.lookup.nickname:
+    if (last.nickname if last is not None else None) != facts.looked_up.nickname:
         raise StaleRead("the last opponent changed after the lookup")
     _nickname_still_owned(command, facts)
 
@@ -216,27 +227,27 @@ def _lobby(facts: Facts) -> Lobby | None:
 
 
 def _lobby_as_read(facts: Facts) -> Lobby:
-    return _shared(facts.lookup.shared, LOBBY, Lobby) or Lobby()
+    return _shared(facts.looked_up.shared, LOBBY, Lobby) or Lobby()
 
 
-def _lobby_look_up(command: LobbyThrow, sender: str, reads: Reads) -> Lookup:
+def _lobby_look_up(command: LobbyThrow, sender: str, reads: Reads) -> LookedUp:
     """Read the lobby without a lock; lock whoever waits there (another phone) with the sender."""
     lobby = reads.get_shared(LOBBY)
     assert isinstance(lobby, Lobby)
     waiting = lobby.waiting
     # An expired entry is locked too if it is someone else's: harmless, and what the read saw.
-    return Lookup(
+    return LookedUp(
         lock=(waiting.phone,) if waiting is not None and waiting.phone != sender else (),
         shared={LOBBY: lobby},
     )
 
 
-def _lobby_then_lock(command: LobbyThrow, facts: Facts) -> tuple[str, ...]:
+def _lobby_needs(command: LobbyThrow, facts: Facts) -> Needs:
     if facts.me is None:
-        return ()  # an unregistered phone is only told to register: no shared lock for that
+        return Needs()  # an unregistered phone is only told to register: no shared lock for that
     # A pairing is a result: the leaderboard too, before the lobby (both sort after every phone).
     pairs = game.lobby_pairs(facts.me, _lobby_as_read(facts), facts.now)
-    return (LEADERBOARD, LOBBY) if pairs else (LOBBY,)
+    return Needs(lock=(LEADERBOARD, LOBBY) if pairs else (LOBBY,))
 
 
 def _lobby_unchanged(command: LobbyThrow, facts: Facts) -> None:
@@ -258,12 +269,15 @@ def _lobby_decide(command: LobbyThrow, facts: Facts) -> Decision:
 # -- games ----------------------------------------------------------------------------------------
 
 
-def _lobby_if_i_may_wait_there(command: ListGames, facts: Facts) -> tuple[str, ...]:
-    # Read, not locked, yet exact about the sender: their entry is added or removed only by a
-    # commit that holds their lock (their own lobby throw, the throw that plays them or replaces
-    # their expired entry, their STOP), and that lock is held now.
+def _games_needs(command: ListGames, facts: Facts) -> Needs:
+    # The counterparts the sender's record names; and the lobby, read, not locked, yet exact about
+    # the sender: their entry is added or removed only by a commit that holds their lock (their
+    # own lobby throw, the throw that plays them or replaces their expired entry, their STOP), and
+    # that lock is held now.
     me = facts.me
-    return (LOBBY,) if me is not None and me.in_lobby else ()
+    if me is None:
+        return Needs()
+    return Needs(read=(LOBBY,) if me.in_lobby else (), counterparts=True)
 
 
 def _games_decide(command: ListGames, facts: Facts) -> Decision:
@@ -274,24 +288,24 @@ def _games_decide(command: ListGames, facts: Facts) -> Decision:
 # -- opt-out --------------------------------------------------------------------------------------
 
 
-def _opt_out_look_up(command: OptOut, sender: str, reads: Reads) -> Lookup:
+def _opt_out_look_up(command: OptOut, sender: str, reads: Reads) -> LookedUp:
     """Every record that mentions the phone is listed in its own record (see `game`)."""
     before = reads.get_player(sender)
-    return Lookup(lock=tuple(before.counterpart_phones()) if before else ())
+    return LookedUp(lock=tuple(before.counterpart_phones()) if before else ())
 
 
-def _shared_records_holding_me(command: OptOut, facts: Facts) -> tuple[str, ...]:
+def _shared_records_holding_me(command: OptOut, facts: Facts) -> Needs:
     # `ranked` and `in_lobby` are set only under the player's own lock, which we hold: they
     # cannot change now.
     me = facts.me
     if me is None:
-        return ()
-    return (*((LEADERBOARD,) if me.ranked else ()), *((LOBBY,) if me.in_lobby else ()))
+        return Needs()
+    return Needs(lock=(*((LEADERBOARD,) if me.ranked else ()), *((LOBBY,) if me.in_lobby else ())))
 
 
 def _opt_out_check(command: OptOut, facts: Facts) -> None:
     me = facts.me
-    if me is not None and not set(me.counterpart_phones()) <= {facts.sender, *facts.lookup.lock}:
+    if me is not None and not set(me.counterpart_phones()) <= {facts.sender, *facts.looked_up.lock}:
         raise StaleRead("a game with a new counterpart began after the lookup")
 
 
@@ -329,45 +343,43 @@ COMMANDS: Mapping[type[Any], CommandSpec[Any]] = {
     Throw: CommandSpec[Throw](
         decide=_throw_decide,
         look_up=lambda command, sender, reads: _opponent_by_nickname(command.opponent_key, sender, reads),
+        needs=_leaderboard_if_it_resolves,
         check=_nickname_still_owned,
-        then_lock=_leaderboard_if_it_resolves,
     ),
     Rematch: CommandSpec[Rematch](
         decide=_rematch_decide,
         look_up=_rematch_look_up,
+        needs=_leaderboard_if_it_resolves,
         check=_rematch_check,
-        then_lock=_leaderboard_if_it_resolves,
     ),
     LobbyThrow: CommandSpec[LobbyThrow](
         decide=_lobby_decide,
         look_up=_lobby_look_up,
-        then_lock=_lobby_then_lock,
-        check_shared=_lobby_unchanged,
+        needs=_lobby_needs,
+        check=_lobby_unchanged,
     ),
     ShowTop: CommandSpec[ShowTop](
         decide=lambda command, facts: game.show_top(
-            facts.sender, _shared(facts.lookup.shared, LEADERBOARD, game.Leaderboard), facts.me
+            facts.sender, _shared(facts.looked_up.shared, LEADERBOARD, game.Leaderboard), facts.me
         ),
-        look_up=lambda command, sender, reads: Lookup(shared={LEADERBOARD: reads.get_shared(LEADERBOARD)}),
+        look_up=lambda command, sender, reads: LookedUp(shared={LEADERBOARD: reads.get_shared(LEADERBOARD)}),
     ),
     SetNickname: CommandSpec[SetNickname](
         decide=lambda command, facts: game.set_nickname(
-            facts.sender, facts.me, command, facts.lookup.holder, facts.new_id()
+            facts.sender, facts.me, command, facts.looked_up.holder, facts.new_id()
         ),
         # One read of the nickname's row gives both its owner and how they spelled it.
-        look_up=lambda command, sender, reads: Lookup(holder=reads.nickname_holder(command.key)),
+        look_up=lambda command, sender, reads: LookedUp(holder=reads.nickname_holder(command.key)),
     ),
     OptOut: CommandSpec[OptOut](
         decide=_opt_out_decide,
         look_up=_opt_out_look_up,
+        needs=_shared_records_holding_me,
         check=_opt_out_check,
-        then_lock=_shared_records_holding_me,
         erases_sender=True,
         audit=lambda command: {"decision": "opt-out", "rule": command.rule, "confirm": command.confirm},
     ),
-    ListGames: CommandSpec[ListGames](
-        decide=_games_decide, reads_counterparts=True, then_read=_lobby_if_i_may_wait_there
-    ),
+    ListGames: CommandSpec[ListGames](decide=_games_decide, needs=_games_needs),
     ShowScore: CommandSpec[ShowScore](decide=lambda command, facts: game.show_score(facts.sender, facts.me)),
     ShowHelp: CommandSpec[ShowHelp](decide=_help_decide),
     ReplyOnly: CommandSpec[ReplyOnly](

@@ -1,8 +1,9 @@
-"""The one place that reads the environment.
+"""The one place that reads the environment, and all it does: settings in, values out, no I/O.
 
-Every other module receives a `GameSettings` or `WebhookSettings` value (observability.py asks
-`tracing_enabled` once, at import). Names are fixed so that template.yaml, the local stack and the
-tests can drive the handlers without knowing their insides.
+Every other module receives a `GameSettings`, `WebhookSettings` or `OperatorSettings` value
+(observability.py asks `tracing_enabled` once, at import); bootstrap.py turns them into clients
+and parts, reading the Twilio token from SSM where the settings say so. Names are fixed so that
+template.yaml, the local stack and the tests can drive the handlers without knowing their insides.
 
 Timing values and why (docs/protocol.md has the full reasoning; a test checks template.yaml):
 
@@ -16,14 +17,10 @@ Timing values and why (docs/protocol.md has the full reasoning; a test checks te
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import os
 import re
-import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from serverless_rps.replies import Program
 
@@ -31,13 +28,10 @@ __all__ = [
     "DEFAULT_METRICS_NAMESPACE",
     "ConfigurationError",
     "GameSettings",
-    "LazyClient",
     "OperatorSettings",
     "TwilioCredentials",
     "WebhookSettings",
-    "contact_key",
     "program_from_environment",
-    "read_auth_token",
     "tracing_enabled",
 ]
 
@@ -188,13 +182,22 @@ class WebhookSettings:
         )
 
 
+# Without any of these the environment holds no stack's variables at all (rather than a wrong one).
+_GAME_VARIABLES = ("GAME_STATE_TABLE", "NICKNAME_TABLE", "IDEMPOTENCY_TABLE", "INCOMING_QUEUE_URL")
+
+
 @dataclass(frozen=True)
 class OperatorSettings:
-    """What the operator's tool reads beside the game function's settings: `verify`'s defaults."""
+    """What the operator's tool reads beside the game function's settings: `verify`'s defaults,
+    and whether the environment names a stack at all (admin/locate.py)."""
 
     service_number: str | None = None
     webhook_url: str | None = None
     webhook_path_secret: str | None = None
+    # Whether any of the game function's variables is set (a stack's, or the local stack's).
+    names_a_stack: bool = False
+    # The local stack's state directory, when the variables come from its game-function.env.
+    local_state_directory: str | None = None
 
     @classmethod
     def from_environment(cls, env: Mapping[str, str] | None = None) -> OperatorSettings:
@@ -203,6 +206,8 @@ class OperatorSettings:
             service_number=env.get("TWILIO_PHONE_NUMBER", "").strip() or None,
             webhook_url=env.get("WEBHOOK_URL", "").strip() or None,
             webhook_path_secret=env.get("WEBHOOK_PATH_SECRET", "").strip() or None,
+            names_a_stack=any(env.get(name, "").strip() for name in _GAME_VARIABLES),
+            local_state_directory=env.get("LOCAL_STACK_STATE_DIRECTORY", "").strip() or None,
         )
 
 
@@ -254,50 +259,3 @@ def program_from_environment(env: Mapping[str, str] | None = None) -> Program:
     """The operator's program name and support contact (PROGRAM_NAME, SUPPORT_CONTACT; template.yaml's
     ProgramName and SupportContact), for the operator's tool, which needs no other setting."""
     return _program(os.environ if env is None else env)
-
-
-def contact_key(auth_token: str) -> bytes:
-    """The key of the keyed hash that names contact records, derived from the Twilio auth token.
-
-    A secret the function already holds, so there is nothing more to provision; rotating the
-    token starts every phone's reply budget afresh, which costs at most one burst per phone.
-    """
-    return hmac.new(auth_token.encode(), b"serverless-rps contact id v1", hashlib.sha256).digest()
-
-
-def read_auth_token(credentials: TwilioCredentials, ssm_client: object | None = None) -> str:
-    """The Twilio auth token: from SSM (deployed) or the plain variable (local only)."""
-    if credentials.auth_token_parameter is None:
-        assert credentials.auth_token is not None
-        return credentials.auth_token
-    if ssm_client is None:
-        import boto3
-
-        ssm_client = boto3.client("ssm")
-    response = ssm_client.get_parameter(  # type: ignore[attr-defined]
-        Name=credentials.auth_token_parameter, WithDecryption=True
-    )
-    return str(response["Parameter"]["Value"])
-
-
-class LazyClient:
-    """A boto3 client that is built on its first request.
-
-    Building a client loads its service's model from botocore's data files (tens of milliseconds
-    for SQS), which a cold start should pay only if the first message needs that service. Any
-    attribute (an operation, `meta`, `exceptions`) builds the client, once, and is then the
-    client's own: a LazyClient behaves as the client it stands for.
-    """
-
-    def __init__(self, session: Any, service: str) -> None:
-        self._session = session
-        self._service = service
-        self._client: Any = None
-        self._building = threading.Lock()
-
-    def __getattr__(self, name: str) -> Any:
-        if self._client is None:
-            with self._building:
-                if self._client is None:
-                    self._client = self._session.client(self._service)
-        return getattr(self._client, name)

@@ -13,7 +13,8 @@ Powertools' own rules), and only a function that will trace builds a Tracer; any
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools.logging import Logger
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Untraced",
+    "about",
+    "best_effort",
     "count",
     "count_delivery",
     "count_message",
@@ -87,6 +90,15 @@ def _tracer() -> Tracer | Untraced:
 tracer = _tracer()
 
 
+@contextmanager
+def about(command: str, sender: str) -> Iterator[None]:
+    """Every log line written inside names the message's command and its sender, masked, and the
+    trace is annotated with the command (X-Ray's traces are searched by it)."""
+    tracer.put_annotation("command", command)
+    with logger.append_context_keys(command=command, sender=mask_phone(sender)):
+        yield
+
+
 def count(name: str, value: int = 1) -> None:
     """Add to a counter of this invocation (RepliesSent, LockContention, BudgetHits, ...)."""
     if value:
@@ -139,3 +151,12 @@ def mask_phone(phone: str | None) -> str:
         return "<none>"
     prefix = "+" if phone.startswith("+") else ""
     return prefix + "*" * max(len(phone) - len(prefix) - 4, 0) + phone[-4:]
+
+
+def best_effort(action: str, call: Callable[[], None]) -> None:
+    """Clean-up that must never fail the message (giving back a claim, a lease, an outbox): what
+    it cannot do, expiry does. A failure is logged as a warning, never raised."""
+    try:
+        call()
+    except Exception as exc:  # noqa: BLE001 - a failed clean-up is logged, the lease expires
+        logger.warning("clean-up failed; relying on expiry", extra={"action": action, "error": repr(exc)})

@@ -1,8 +1,11 @@
-"""The two external systems the message processor talks to, as small protocols.
+"""The external systems the engine talks to, as small protocols, and the values they exchange.
 
-`GameStore` is DynamoDB (adapter: `game_store.DynamoGameStore`); `SmsSender` is Twilio
-(adapter: `sms_gateway.TwilioSmsGateway`). Tests use the real store on moto, and either the real
-Twilio client against the local Twilio-compatible API or a hand-written fake sender.
+DynamoDB is two ports, one per side of the commit: `GameStore` is what the processor needs to
+claim a message, lock, read and commit (adapter: `game_store.DynamoGameStore`); `OutboxStore` is
+what the outbox needs to send a committed message's replies (adapter:
+`game_store.OutboxRecords`). Twilio is `SmsSender` and `SentSmsLog` (adapter:
+`sms_gateway.TwilioSmsGateway`). Tests use the real store on moto or DynamoDB Local, and either
+the real Twilio client against the local Twilio-compatible API or a hand-written fake sender.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from serverless_rps.game import Decision, NicknameHolder, Player, SharedRecord
 from serverless_rps.reply_budget import ReplyBudget
 
 __all__ = [
+    "DROPPED_LATE",
+    "ERASED",
     "SENDING",
     "Claim",
     "CompletedRecord",
@@ -22,6 +27,7 @@ __all__ = [
     "LockedPlayer",
     "OtherSends",
     "OutboundSms",
+    "OutboxStore",
     "ReplyId",
     "SentSms",
     "SentSmsLog",
@@ -29,9 +35,14 @@ __all__ = [
 ]
 
 
-# An opt-out confirmation's outcome (`delivered.<i>`) once its send began, until Twilio answers:
-# never sent again, and what a later erasure of its number must leave alone.
+# A reply's fate (`delivered.<i>`) is the SID Twilio gave it, `refused:<code>`, or one of these:
+# An opt-out confirmation once its send began, until Twilio answers: never sent again, and what a
+# later erasure of its number must leave alone.
 SENDING = "sending"
+# An opt-out confirmation that could not leave within its five minutes: never sent.
+DROPPED_LATE = "dropped:late"
+# A reply to a number that opted out before it was sent; also what its number and body become.
+ERASED = "erased"
 
 
 @dataclass(frozen=True)
@@ -107,15 +118,16 @@ class LockedPlayer:
 
 
 class GameStore(Protocol):
+    """Up to the commit: the claim, the lock-free reads, the leases, and the one transaction."""
+
     def claim(self, key: str, attempt_id: str, now: float) -> Claim | CompletedRecord:
         """Claim the message (or learn it is done). Raises ClaimHeldElsewhere if a live attempt has it."""
 
     def abandon(self, claim: Claim) -> None:
         """Give up an in-progress claim so a retry need not wait for it to expire."""
 
-    def nickname_owner(self, nickname: str) -> str | None: ...
-
-    def nickname_holder(self, nickname: str) -> NicknameHolder | None: ...
+    def nickname_holder(self, nickname: str) -> NicknameHolder | None:
+        """Whose the nickname (its look-alike key) is, and their spelling of it; None if free."""
 
     def get_player(self, phone: str) -> Player | None: ...
 
@@ -148,16 +160,24 @@ class GameStore(Protocol):
         nickname changed hands since it was read.
         """
 
-    def lease_outbox(self, record: CompletedRecord, attempt_id: str, now: float) -> CompletedRecord | None:
+
+class OutboxStore(Protocol):
+    """After the commit: a completed record's outbox, until every reply has its fate."""
+
+    def lease(self, record: CompletedRecord, attempt_id: str, now: float) -> CompletedRecord | None:
         """Take the right to send the record's undelivered replies and return it as it is now;
         None if a live attempt has that right."""
 
-    def release_outbox(self, key: str, attempt_id: str) -> None:
+    def release(self, key: str, attempt_id: str) -> None:
         """Give the outbox lease back early (after a transient send failure)."""
 
     def record_delivery(self, record: CompletedRecord, index: int, outcome: str) -> None:
         """Record one reply's fate; the last one also drops the outbox from the stored record and
         the record from its recipients' pending replies."""
+
+    def finish(self, record: CompletedRecord) -> None:
+        """For a record with nothing left to send: drop its outbox if it still has one, and take
+        it off its recipients' pending replies (idempotent)."""
 
     def withhold_number(self, key: str, index: int, phone: str, fate: str) -> bool:
         """Record an opt-out confirmation's fate (`sending`, before it is sent, or a drop) and take
@@ -167,16 +187,12 @@ class GameStore(Protocol):
     def restore_number(self, key: str, index: int, sms: OutboundSms) -> None:
         """Undo `withhold_number` when Twilio certainly did not take it (a transient refusal)."""
 
-    def finish(self, record: CompletedRecord) -> None:
-        """For a record with nothing left to send: drop its outbox if it still has one, and take
-        it off its recipients' pending replies (idempotent)."""
+    def erase_number(self, phone: str) -> None:
+        """Remove the number from every outbox still waiting to send to it (marked erased, never
+        sent), for an opt-out. The caller holds the phone's lock."""
 
     def others_sending_to(self, phone: str, key: str) -> OtherSends | None:
         """What every record but `key` sent to `phone`; None if that cannot be known now."""
-
-    def erase_pending_replies(self, phone: str) -> None:
-        """Remove the number from every outbox still waiting to send to it (marked erased, never
-        sent), for an opt-out. The caller holds the phone's lock."""
 
 
 class SmsSender(Protocol):

@@ -1,23 +1,18 @@
-"""How one inbound SMS is processed, exactly once in effect. The protocol, step by step:
+"""How one inbound SMS is processed, exactly once in effect: claim, lock, decide, commit, deliver.
 
 1. **Claim** the idempotency record for the inbound SMS id (conditional put, short expiry).
-   Already completed -> only send the replies that were not sent yet, then stop.
-2. **Read** what needs no lock (nickname lookups), then **lock** the sender and anyone else the
-   message touches, in ascending phone order (what to read and whom to lock is the command's
-   description in `commands`: this module has no branch per command), reading each record in
-   the request that takes its lease. Every message locks its sender: its reply budget is state
-   the commit changes.
+   Already completed -> the outbox resumes it (sends only what was not sent yet), then stop.
+2. **Lock** the sender and anyone else the message touches, in ascending phone order, reading
+   each record in the request that takes its lease; then the shared records the locked records
+   call for, after every phone. What to read and whom to lock is the command's description in
+   `commands` (`CommandSpec` lists its phases in order): this module has no branch per command.
+   Every message locks its sender: its reply budget is state the commit changes.
 3. **Decide** (pure, `game`): new player states, nickname rows, replies; then the reply budget
    (pure, `reply_budget`) keeps the replies each recipient may still receive.
 4. **Commit** it all in one transaction: players (fenced on our leases, which the write also
    releases), nicknames, contact records, and the idempotency record turning completed with the
-   replies (outbox).
-5. **Send** the replies, recording each one as it is accepted; the last record drops the outbox.
-   An attempt that takes an outbox over first looks for each reply in Twilio's Messages list
-   (`reconciliation`): an earlier attempt may have sent it and died before recording it.
-
-An opt-out (STOP) also locks every player whose record mentions the phone and rewrites them
-without it, and erases the number from outboxes still waiting to send to it.
+   replies (the outbox), whose sending is leased to this attempt.
+5. **Deliver**: the outbox (outbox.py) sends the replies and records each one's fate.
 
 If anything fails before the commit, the `finally` blocks give back the leases and the claim
 (best effort: if they cannot run, both simply expire). After the commit, nothing is undone: a
@@ -34,37 +29,19 @@ import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from typing import Any
 
 from serverless_rps import game, replies
-from serverless_rps.commands import Facts, spec_for
-from serverless_rps.exceptions import (
-    ClaimHeldElsewhere,
-    ConfigurationProblem,
-    LockContended,
-    OutboxLeaseExpired,
-    ReadsKeptChanging,
-    SmsPermanentlyRefused,
-    SmsTemporarilyFailed,
-    StaleRead,
-)
+from serverless_rps.commands import CommandSpec, Facts, spec_for
+from serverless_rps.exceptions import LockContended, ReadsKeptChanging, StaleRead
 from serverless_rps.game import Reply
-from serverless_rps.observability import count, logger, mask_phone, milliseconds, tracer
+from serverless_rps.observability import about, best_effort, count, logger
+from serverless_rps.outbox import Outbox, outbox_of
 from serverless_rps.parsing import Command, parse
-from serverless_rps.ports import (
-    SENDING,
-    Claim,
-    CompletedRecord,
-    GameStore,
-    LockedPlayer,
-    OutboundSms,
-    ReplyId,
-    SentSmsLog,
-    SmsSender,
-)
-from serverless_rps.reconciliation import Lookup
-from serverless_rps.reply_budget import BudgetPolicy, apply_budget
+from serverless_rps.ports import Claim, CompletedRecord, GameStore, LockedPlayer
+from serverless_rps.reply_budget import BudgetPolicy, ReplyBudget, apply_budget
 
-__all__ = ["OPT_OUT_CONFIRMATION_SECONDS", "InboundSms", "MessageProcessor", "Result"]
+__all__ = ["InboundSms", "MessageProcessor", "Result"]
 
 # A nickname read without a lock can change hands before the commit; a few fresh attempts settle it.
 _STALE_READ_ATTEMPTS = 3
@@ -74,10 +51,6 @@ _LOCK_BACKOFF_CAP_SECONDS = 0.4
 # execution environment resumes from one snapshot, and a `random` seeded before it would give them
 # all the same backoff, the lockstep jitter exists to break.
 _ENTROPY = random.SystemRandom()
-# The FCC's revocation rule presumes a confirmation text sent within five minutes of the opt-out
-# is fine: one that could not leave by then is dropped, never sent late.
-OPT_OUT_CONFIRMATION_SECONDS = 5 * 60
-DROPPED_LATE = "dropped:late"
 
 
 @dataclass(frozen=True)
@@ -117,7 +90,7 @@ class MessageProcessor:
     def __init__(
         self,
         store: GameStore,
-        sender: SmsSender,
+        outbox: Outbox,
         *,
         limits: game.Limits,
         lock_wait_seconds: float,
@@ -127,12 +100,9 @@ class MessageProcessor:
         sleep: Callable[[float], None] = lambda seconds: time.sleep(seconds),
         new_id: Callable[[], str] = lambda: uuid.uuid4().hex,
         jitter: Callable[[], float] = _ENTROPY.random,
-        sent_log: SentSmsLog | None = None,
     ) -> None:
         self._store = store
-        self._sender = sender
-        # Twilio's Messages list, read before re-sending what an earlier attempt may have sent.
-        self._sent_log = sent_log
+        self._outbox = outbox
         self._limits = limits
         self._budget = budget
         self._program = program
@@ -143,32 +113,28 @@ class MessageProcessor:
         self._jitter = jitter
 
     def process(self, sms: InboundSms) -> Result:
-        attempt_id = self._new_id()
-        claimed = self._store.claim(sms.idempotency_key, attempt_id, self._clock())
-        if isinstance(claimed, CompletedRecord):
-            return self._finish_earlier_attempt(claimed, attempt_id, sms.enqueued_at)
-        record = self._apply(claimed, sms)
-        self._deliver(record, attempt_id, sms.enqueued_at)
-        return Result.PROCESSED
+        """Claim, lock, decide, commit, deliver; or, for a message already committed, finish
+        sending its replies."""
+        spec = spec_for(sms.command)
+        with about(type(sms.command).__name__, sms.sender):
+            attempt_id = self._new_id()
+            claimed = self._store.claim(sms.idempotency_key, attempt_id, self._clock())
+            if isinstance(claimed, Claim):
+                logger.info("processing")
+                record = self._apply(claimed, sms, spec)
+                self._outbox.deliver(record, attempt_id, sms.enqueued_at)
+                return Result.PROCESSED
+            resent = self._outbox.resume(claimed, attempt_id, sms.enqueued_at)
+            return Result.RESENT if resent else Result.DUPLICATE
 
-    def resend(self, record: CompletedRecord) -> Result:
-        """The operator's `outbox resend`: send what a completed message never sent, exactly as its
-        redelivery would (the outbox lease, then one delivery record per reply). A resend racing a
-        redelivery is two attempts at one record: one holds the lease, the other waits for it."""
-        return self._finish_earlier_attempt(record, self._new_id())
-
-    # -- before the commit ---------------------------------------------------------------------
-
-    def _apply(self, claim: Claim, sms: InboundSms) -> CompletedRecord:
-        command = sms.command
-        command_name = type(command).__name__
-        logger.info("processing", extra={"command": command_name, "sender": mask_phone(sms.sender)})
-        tracer.put_annotation("command", command_name)
+    def _apply(self, claim: Claim, sms: InboundSms, spec: CommandSpec[Any]) -> CompletedRecord:
+        """Lock, decide and commit, again from the start when a lock-free read was overtaken;
+        the claim is given back if nothing was committed."""
         committed = False
         try:
             for attempt in range(1, _STALE_READ_ATTEMPTS + 1):
                 try:
-                    record = self._apply_command(claim, sms, command)
+                    record = self._apply_command(claim, sms, spec)
                 except StaleRead as stale:
                     if attempt == _STALE_READ_ATTEMPTS:
                         # Contention, not a fault: redeliver soon, as for a contended lock.
@@ -180,45 +146,54 @@ class MessageProcessor:
             raise AssertionError("unreachable")
         finally:
             if not committed:
-                self._best_effort("abandon the claim", lambda: self._store.abandon(claim))
+                best_effort("abandon the claim", lambda: self._store.abandon(claim))
 
-    def _apply_command(self, claim: Claim, sms: InboundSms, command: Command) -> CompletedRecord:
-        """One walk of the command's description (`commands`): the same steps for every command."""
-        phone, spec = sms.sender, spec_for(command)
-        lookup = spec.look_up(command, phone, self._store)
-        with self._locked(claim, phone, lookup.lock) as locked:
+    def _apply_command(self, claim: Claim, sms: InboundSms, spec: CommandSpec[Any]) -> CompletedRecord:
+        """One walk of the command's phases (`commands.CommandSpec`), in their order."""
+        phone, command = sms.sender, sms.command
+        looked_up = spec.look_up(command, phone, self._store)
+        with self._locked(claim, phone, looked_up.lock) as locked:
             players = {held.phone: held.player for held in locked}
-            facts = Facts(phone, players, lookup, self._clock(), self._limits, self._new_id, self._program)
-            spec.check(command, facts)
-            shared = spec.then_lock(command, facts)
-            if shared:
-                self._lock_shared(claim, locked, shared)
-                facts = replace(
-                    facts, shared={held.phone: held.shared for held in locked if held.shared is not None}
-                )
-                spec.check_shared(command, facts)
-            if spec.reads_counterparts and facts.me is not None:
-                facts = replace(facts, counterparts=self._store.get_players(facts.me.counterpart_phones()))
+            facts = Facts(phone, players, looked_up, self._clock(), self._limits, self._new_id, self._program)
+            needs = spec.needs(command, facts)
+            self._lock_shared(claim, locked, needs.lock)
+            me = facts.me
             facts = replace(
                 facts,
-                read_shared={key: self._store.get_shared(key) for key in spec.then_read(command, facts)},
+                shared={held.phone: held.shared for held in locked if held.shared is not None},
+                read_shared={key: self._store.get_shared(key) for key in needs.read},
+                counterparts=self._store.get_players(me.counterpart_phones())
+                if needs.counterparts and me
+                else {},
             )
-            if spec.erases_sender:
-                self._store.erase_pending_replies(phone)
+            spec.check(command, facts)
             decision = spec.decide(command, facts)
-            if not next(held.opted_in for held in locked if held.phone == phone):
-                decision = game.with_opt_in_confirmation(decision, phone, self._program)
+            if spec.erases_sender:
+                self._outbox.erase(phone)
             record = self._commit(claim, sms, locked, decision)
             if spec.audit is not None:
                 # Once per committed message (a redelivery finds it completed and never gets here).
-                logger.info("audit", extra={**spec.audit(command), "sender": mask_phone(phone)})
+                logger.info("audit", extra=dict(spec.audit(command)))
             return record
 
     def _commit(
         self, claim: Claim, sms: InboundSms, locked: Sequence[LockedPlayer], decision: game.Decision
     ) -> CompletedRecord:
         now = self._clock()
-        # Every reply spends from its recipient's budget, charged in this commit and so only once.
+        decision, budgets = self._within_budgets(decision, sms.sender, locked, now)
+        # The opt-out confirmation's five minutes run from when the text reached us (the webhook
+        # queued it), or from now if that is unknown. Replies leave from the number the player texted.
+        received = min(sms.enqueued_at, now) if sms.enqueued_at is not None else now
+        outbox = outbox_of(decision.replies, sms.recipient, received)
+        return self._store.commit(claim, locked, decision, outbox, budgets, now)
+
+    def _within_budgets(
+        self, decision: game.Decision, sender: str, locked: Sequence[LockedPlayer], now: float
+    ) -> tuple[game.Decision, dict[str, ReplyBudget]]:
+        """The decision with the opt-in confirmation a new phone's first reply needs, and only the
+        replies each recipient's budget allows (charged in this commit, so only once)."""
+        if not next(held.opted_in for held in locked if held.phone == sender):
+            decision = game.with_opt_in_confirmation(decision, sender, self._program)
         wanted = decision.replies
         decision, budgets = apply_budget(
             decision, {held.phone: held.budget for held in locked}, now, self._budget
@@ -228,33 +203,15 @@ class MessageProcessor:
         if any(reply.opt_out_confirmation for reply in wanted) and not any(
             reply.opt_out_confirmation for reply in decision.replies
         ):
-            logger.warning(
-                "opt-out confirmation withheld by the reply budget", extra={"to": mask_phone(sms.sender)}
-            )
+            logger.warning("opt-out confirmation withheld by the reply budget")
         # An opt-in confirmation the budget held back was not sent: the marker waits for one that is.
-        decision = replace(
-            decision,
-            opt_in={
-                phone: opted_in
-                for phone, opted_in in decision.opt_in.items()
-                if not opted_in
-                or Reply(phone, replies.opt_in_confirmation(self._program)) in decision.replies
-            },
-        )
-        # The opt-out confirmation's five minutes run from when the text reached us (the webhook
-        # queued it), or from now if that is unknown.
-        received = min(sms.enqueued_at, now) if sms.enqueued_at is not None else now
-        # Replies leave from the number the player texted.
-        outbox = [
-            OutboundSms(
-                reply.to,
-                sms.recipient,
-                reply.body,
-                received + OPT_OUT_CONFIRMATION_SECONDS if reply.opt_out_confirmation else None,
-            )
-            for reply in decision.replies
-        ]
-        return self._store.commit(claim, locked, decision, outbox, budgets, now)
+        confirmation = replies.opt_in_confirmation(self._program)
+        opt_in = {
+            phone: opted_in
+            for phone, opted_in in decision.opt_in.items()
+            if not opted_in or Reply(phone, confirmation) in decision.replies
+        }
+        return replace(decision, opt_in=opt_in), budgets
 
     @staticmethod
     def _lock_order(phones: Sequence[str]) -> list[str]:
@@ -279,7 +236,7 @@ class MessageProcessor:
         finally:
             if not committed:
                 for locked in reversed(held):
-                    self._best_effort("release a lock", functools.partial(self._store.release, locked))
+                    best_effort("release a lock", functools.partial(self._store.release, locked))
 
     def _lock_shared(self, claim: Claim, held: list[LockedPlayer], keys: Sequence[str]) -> None:
         """Lock shared records after the players `held` (the list `_locked` gives back on failure).
@@ -303,106 +260,3 @@ class MessageProcessor:
                     raise
                 self._sleep(pause)
                 delay = min(delay * 2, _LOCK_BACKOFF_CAP_SECONDS)
-
-    # -- after the commit ----------------------------------------------------------------------
-
-    def _finish_earlier_attempt(
-        self, record: CompletedRecord, attempt_id: str, enqueued_at: float | None = None
-    ) -> Result:
-        if not record.undelivered():
-            logger.info("duplicate of a completed message; nothing to do")
-            count("RepliesDeduplicated", len(record.delivered))
-            # An attempt that died right after its last delivery may not have finished this.
-            self._best_effort("finish a sent outbox", lambda: self._store.finish(record))
-            return Result.DUPLICATE
-        leased = self._store.lease_outbox(record, attempt_id, self._clock())
-        if leased is None:
-            raise ClaimHeldElsewhere("another attempt is sending this message's replies", retry_after=5)
-        # Only what is missing *now*: the holder we waited for may have sent more since our claim.
-        record = leased
-        count("RepliesDeduplicated", len(record.delivered))
-        if not record.undelivered():
-            return Result.DUPLICATE
-        logger.info(
-            "completed earlier; sending the replies it did not send",
-            extra={"missing": len(record.undelivered())},
-        )
-        # An earlier attempt held this outbox: it may have sent a reply and died before recording it.
-        look = Lookup(self._sent_log, self._store, record) if self._sent_log is not None else None
-        self._deliver(record, attempt_id, enqueued_at, look)
-        return Result.RESENT
-
-    def _deliver(
-        self,
-        record: CompletedRecord,
-        attempt_id: str,
-        enqueued_at: float | None = None,
-        look: Lookup | None = None,
-    ) -> None:
-        for index in record.undelivered():
-            if self._clock() >= record.lease_expires_at:
-                # Frozen past our lease (a live invocation never is): another attempt may be
-                # sending now, so stop rather than send the same reply twice.
-                raise OutboxLeaseExpired("the outbox lease ran out before every reply was sent")
-            sms = record.outbox[index]
-            if sms.send_by is not None and self._clock() > sms.send_by:
-                # Past the five minutes: the confirmation is dropped, not sent late.
-                logger.warning(
-                    "opt-out confirmation dropped: too late to send", extra={"to": mask_phone(sms.to)}
-                )
-                count("LateConfirmationsDropped")
-                if self._store.withhold_number(record.key, index, sms.to, DROPPED_LATE):
-                    self._store.record_delivery(record, index, DROPPED_LATE)
-                continue
-            at_most_once = sms.send_by is not None
-            # An opt-out confirmation's fate is recorded, and its number taken out of the outbox,
-            # before it leaves: no redelivery sends it again, even after a death between Twilio
-            # accepting it and our record of it (the window P3 allows for other replies). At most
-            # one, never two. Nothing to send if a later opt-out of the phone erased it.
-            if at_most_once and not self._store.withhold_number(record.key, index, sms.to, SENDING):
-                continue
-            try:
-                # Look before re-sending (not for a confirmation: its fate was recorded before it left).
-                found = look.already_sent(index) if look is not None and not at_most_once else None
-                outcome = found or self._sender.send(sms, ReplyId(record.key, index))
-            except SmsPermanentlyRefused as refusal:
-                # Recorded, never retried: Twilio will refuse it again (e.g. the player texted STOP).
-                logger.warning(
-                    "Twilio refused a reply for good", extra={"code": refusal.code, "to": mask_phone(sms.to)}
-                )
-                outcome = f"refused:{refusal.code}"
-                count("RepliesRefused")
-            except (SmsTemporarilyFailed, ConfigurationProblem) as failure:
-                if at_most_once and isinstance(failure, SmsTemporarilyFailed) and failure.maybe_sent:
-                    # Twilio may have taken it: it stays withheld, so it is never sent twice.
-                    logger.warning(
-                        "opt-out confirmation may have been sent; it is not sent again",
-                        extra={"to": mask_phone(sms.to)},
-                    )
-                elif at_most_once:
-                    # Twilio did not take it: the redelivery may try again (within the five minutes).
-                    self._store.restore_number(record.key, index, sms)
-                # Let the redelivery send at once instead of waiting for our lease to expire.
-                self._best_effort(
-                    "release the outbox", lambda: self._store.release_outbox(record.key, attempt_id)
-                )
-                raise
-            else:
-                if found:
-                    logger.info("an earlier attempt had sent this reply: recorded, not sent again")
-                    count("RepliesFoundSent")
-                else:
-                    count("RepliesSent")
-                    if enqueued_at is not None:
-                        # SMS received (the webhook enqueued it) -> reply accepted by Twilio.
-                        milliseconds("ReplyDelay", (self._clock() - enqueued_at) * 1000)
-            # Twilio has it: a death before this write leaves it for the next attempt's look.
-            self._store.record_delivery(record, index, outcome)
-
-    @staticmethod
-    def _best_effort(action: str, call: Callable[[], None]) -> None:
-        """Clean-up that must never fail the message: what it cannot do, expiry does."""
-        try:
-            call()
-        except Exception as exc:  # noqa: BLE001 - a failed clean-up is logged, the lease expires
-            logger.warning("clean-up failed; relying on expiry", extra={"action": action, "error": repr(exc)})

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import parse_qsl
 
-from serverless_rps.game_store.delivery_status import DeliveryStatus
+from serverless_rps.game_store import DeliveryStatus
 from serverless_rps.ports import ReplyId
 
 __all__ = ["STATUS_ROUTE_SUFFIX", "StatusCallback", "is_status_route", "read_status_callback"]

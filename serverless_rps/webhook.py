@@ -44,11 +44,11 @@ from urllib.parse import parse_qsl
 import boto3
 from twilio.request_validator import RequestValidator
 
-from serverless_rps.config import LazyClient, WebhookSettings, read_auth_token
+from serverless_rps.bootstrap import Ingress, build_ingress
+from serverless_rps.config import WebhookSettings
 from serverless_rps.exceptions import ConfigurationProblem, QueueUnavailable, StoreUnavailable
-from serverless_rps.game_store.delivery_status import STATUS_RANK, DeliveryStatusRecords, StatusOutcome
-from serverless_rps.message_queue import IncomingQueue
-from serverless_rps.observability import count_delivery, logger, mask_phone, send_metrics_to, tracer
+from serverless_rps.game_store import STATUS_RANK, StatusOutcome
+from serverless_rps.observability import count_delivery, logger, mask_phone, tracer
 from serverless_rps.status_callbacks import STATUS_ROUTE_SUFFIX, is_status_route, read_status_callback
 
 __all__ = [
@@ -94,35 +94,11 @@ class Rejection:
     reason: str
 
 
-@dataclass(frozen=True)
-class Ingress:
-    """What the webhook needs, built once per cold start."""
-
-    validator: RequestValidator
-    queue: IncomingQueue
-    public_webhook_url: str | None = None
-    # The status route's store; None when IDEMPOTENCY_TABLE is unset (the route answers 500).
-    statuses: DeliveryStatusRecords | None = None
-
-
 @functools.cache
 def load_ingress() -> Ingress:
-    """Settings, the auth token (from SSM) and the SQS client, read once per cold start.
-
-    A failure is not cached: the next invocation tries again.
-    """
-    settings = WebhookSettings.from_environment()
-    send_metrics_to(settings.metrics_namespace)
-    table = settings.idempotency_table
-    dynamodb = LazyClient(boto3.session.Session(), "dynamodb")
-    statuses = DeliveryStatusRecords(dynamodb, table) if table else None
-    return Ingress(
-        validator=RequestValidator(read_auth_token(settings.twilio)),
-        queue=IncomingQueue(boto3.client("sqs"), settings.incoming_queue_url),
-        public_webhook_url=settings.public_webhook_url,
-        # Built on the first status callback: an inbound SMS's cold start never pays for it.
-        statuses=statuses,
-    )
+    """Settings, the auth token (from SSM) and the clients, once per cold start (bootstrap.py
+    builds them). A failure is not cached: the next invocation tries again."""
+    return build_ingress(WebhookSettings.from_environment(), boto3.session.Session())
 
 
 # --- pure parsing and validation ---------------------------------------------------------------

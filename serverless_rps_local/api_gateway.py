@@ -26,7 +26,7 @@ __all__ = ["LocalHttpApi", "Route", "http_api_event"]
 _TEXT_CONTENT_TYPES = ("text/", "application/json", "application/xml")
 
 
-class _Function(Protocol):
+class _HttpFunction(Protocol):
     def invoke(self, event: Any) -> Invocation: ...
 
 
@@ -34,7 +34,7 @@ class _Function(Protocol):
 class Route:
     method: str
     path: str
-    function: _Function
+    function: _HttpFunction
 
 
 def http_api_event(

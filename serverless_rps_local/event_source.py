@@ -40,7 +40,7 @@ _EMPTY_QUEUE_PAUSE_SECONDS = 0.1
 _ERROR_HISTORY = 50
 
 
-class _Function(Protocol):
+class _BatchFunction(Protocol):
     name: str
 
     def invoke(self, event: Any) -> Invocation: ...
@@ -117,7 +117,7 @@ class SqsEventSource:
 
     def __init__(
         self,
-        function: _Function,
+        function: _BatchFunction,
         sqs_client: Any,
         queue_url: str,
         queue_arn: str,

@@ -32,12 +32,14 @@ import pytest
 from freezegun import freeze_time
 from moto import mock_aws
 
+from serverless_rps.bootstrap import Engine
 from serverless_rps.exceptions import SmsPermanentlyRefused, SmsTemporarilyFailed
 from serverless_rps.game import Limits
 from serverless_rps.game_store import DynamoGameStore
 from serverless_rps.observability import logger
+from serverless_rps.outbox import Outbox
 from serverless_rps.parsing import nickname_skeleton
-from serverless_rps.ports import OutboundSms, ReplyId, SentSms
+from serverless_rps.ports import OutboundSms, ReplyId, SentSms, SentSmsLog, SmsSender
 from serverless_rps.processing import InboundSms, MessageProcessor, Result
 from serverless_rps.reply_budget import BudgetPolicy
 from serverless_rps_local.dynamodb_local import DynamoDbEngine, DynamoDbLocal, selected_engine
@@ -280,6 +282,29 @@ def opted_out() -> SmsPermanentlyRefused:
     return SmsPermanentlyRefused("recipient opted out", 21610)
 
 
+def new_engine(
+    store: DynamoGameStore, sender: SmsSender, sent_log: SentSmsLog | None = None, **options: Any
+) -> Engine:
+    """The engine over `store`, as bootstrap.py composes it: an outbox that sends through `sender`
+    and looks, before re-sending, in `sent_log` (by default `sender`'s own list: a FakeSms keeps
+    one), and a processor over both. `options` are the processor's (limits defaults to the game's,
+    lock_wait_seconds to 0); its clock is the outbox's too."""
+    log = sent_log if sent_log is not None else sender
+    assert hasattr(log, "sent_to"), "give a sent_log: this sender keeps no list of what it sent"
+    clock = options.get("clock")
+    outbox = Outbox(store.outboxes, sender, log, **({"clock": clock} if clock else {}))  # type: ignore[arg-type]
+    options.setdefault("limits", Limits())
+    options.setdefault("lock_wait_seconds", 0)
+    return Engine(store, outbox, MessageProcessor(store, outbox, **options))
+
+
+def new_processor(
+    store: DynamoGameStore, sender: SmsSender, sent_log: SentSmsLog | None = None, **options: Any
+) -> MessageProcessor:
+    """`new_engine`'s processor."""
+    return new_engine(store, sender, sent_log, **options).processor
+
+
 def new_store(dynamodb: Any) -> DynamoGameStore:
     return DynamoGameStore(
         dynamodb,
@@ -346,15 +371,15 @@ class Game:
         self.sms = sms
         self.strict = RequestsDynamoDbWouldRefuse(dynamodb)
         self.store = new_store(dynamodb)
-        self.processor = MessageProcessor(
+        self.engine = new_engine(
             self.store,
             sms,
             limits=limits or Limits(),
             lock_wait_seconds=0.2,
             sleep=lambda _: None,
             budget=budget or BudgetPolicy(),
-            sent_log=sms,
         )
+        self.processor = self.engine.processor
         self._sids = itertools.count(1)
         self._sid_prefix = sid_prefix  # drivers sharing tables need distinct SMS ids
 

@@ -16,8 +16,8 @@ from typing import Any
 
 from serverless_rps import replies
 from serverless_rps.game import is_shared_key
-from serverless_rps.game_store import ERASED
 from serverless_rps.parsing import OptOut, parse
+from serverless_rps.ports import ERASED
 from serverless_rps.rules import Move, Outcome
 from serverless_rps.sms_gateway import REFUSED_FOR_GOOD
 

@@ -61,7 +61,7 @@ def install(raw: str) -> None:
             {
                 "serverless_rps.app": _arm_game_function,
                 "serverless_rps.sms_gateway": _arm_sms_gateway,
-                "serverless_rps.reconciliation": _watch_lookup,
+                "serverless_rps.outbox": _watch_lookup,
                 "moto.dynamodb.responses": _guard_moto,
             }
         ),
@@ -336,7 +336,7 @@ def _arm_sms_gateway(module: ModuleType) -> None:
 
 def _watch_lookup(module: ModuleType) -> None:
     """Log each reply a redelivery found in Twilio's list and recorded instead of sending it."""
-    lookup = module.Lookup
+    lookup = module.LookBeforeResending
     already_sent = lookup.already_sent
 
     def watched(self: Any, index: int) -> str | None:

@@ -10,7 +10,7 @@ import re
 import threading
 from dataclasses import dataclass, field
 
-__all__ = ["JUNK", "Player", "Players"]
+__all__ = ["JUNK", "Players", "SoakPlayer"]
 
 MOVES = ("rock", "paper", "scissors", "r", "p", "s")
 JUNK = (
@@ -36,7 +36,7 @@ _CHALLENGED = re.compile(r"^(\w+) challenged you to rock-paper-scissors!")
 
 
 @dataclass
-class Player:
+class SoakPlayer:
     phone: str
     name: str
     stable: bool
@@ -53,10 +53,10 @@ class Players:
     def __init__(self, count: int, churn_share: float, chance: random.Random) -> None:
         self._chance = chance
         self._lock = threading.Lock()
-        self.players: dict[str, Player] = {}
+        self.players: dict[str, SoakPlayer] = {}
         for index in range(count):
             phone = f"+1555077{index:04d}"
-            self.players[phone] = Player(phone, f"p{index:03d}", stable=chance.random() >= churn_share)
+            self.players[phone] = SoakPlayer(phone, f"p{index:03d}", stable=chance.random() >= churn_share)
         self._by_name = {player.name.lower(): player for player in self.players.values()}
 
     @property

@@ -39,12 +39,8 @@ from botocore.exceptions import (
 from serverless_rps.admin import campaign, locate
 from serverless_rps.admin.operations import Operator, Refused
 from serverless_rps.admin.verify import FICTIONAL_PHONE, Verification, VerificationFailed, webhook_url
-from serverless_rps.config import (
-    ConfigurationError,
-    OperatorSettings,
-    program_from_environment,
-    read_auth_token,
-)
+from serverless_rps.bootstrap import read_auth_token
+from serverless_rps.config import ConfigurationError, OperatorSettings, program_from_environment
 from serverless_rps.exceptions import RetryLater
 from serverless_rps.observability import logger
 from serverless_rps.parsing import is_valid_nickname

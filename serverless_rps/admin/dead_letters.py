@@ -18,7 +18,7 @@ from serverless_rps.admin.errors import Refused
 from serverless_rps.config import GameSettings
 from serverless_rps.observability import mask_phone
 
-__all__ = ["DeadLetterQueue"]
+__all__ = ["DeadLetterReview"]
 
 # SQS returns at most 10 messages per receive; the dead-letter listing hides each message it has
 # seen for this long, so that one listing sees each message once, and then shows them again.
@@ -26,7 +26,7 @@ _LISTING_VISIBILITY_SECONDS = 30
 
 
 @dataclass
-class DeadLetterQueue:
+class DeadLetterReview:
     settings: GameSettings
     sqs: Any
     clock: Callable[[], float] = field(default=time.time)

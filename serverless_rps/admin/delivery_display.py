@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
-from serverless_rps.game_store.delivery_status import DeliveryStatus
+from serverless_rps.game_store import DeliveryStatus
 from serverless_rps.ports import CompletedRecord
 
 __all__ = ["delivery_counts", "replies_delivery", "reply_delivery"]

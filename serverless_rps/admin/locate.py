@@ -5,7 +5,6 @@ profile's or the environment's, else the one samconfig.toml gives `make deploy`.
 
 from __future__ import annotations
 
-import os
 import tomllib
 import urllib.parse
 from collections.abc import Mapping
@@ -14,7 +13,7 @@ from typing import Any
 
 import boto3
 
-from serverless_rps.config import ConfigurationError, GameSettings
+from serverless_rps.config import ConfigurationError, GameSettings, OperatorSettings
 
 __all__ = [
     "SAMCONFIG",
@@ -30,8 +29,6 @@ GAME_FUNCTION = "GameFunction"
 # The SAM CLI's settings for this repository: `make deploy` deploys to its region.
 SAMCONFIG = Path(__file__).resolve().parents[2] / "samconfig.toml"
 LOCAL_VARIABLES = "set -a; . .local-state/game-function.env; set +a"
-# Without any of these the environment holds no stack's variables at all (rather than a wrong one).
-_GAME_VARIABLES = ("GAME_STATE_TABLE", "NICKNAME_TABLE", "IDEMPOTENCY_TABLE", "INCOMING_QUEUE_URL")
 
 
 def session(region: str | None = None, samconfig: Path = SAMCONFIG) -> boto3.session.Session:
@@ -67,9 +64,11 @@ def local_stack_gone(url: str) -> str | None:
 
 
 def from_environment(env: Mapping[str, str] | None = None) -> GameSettings:
-    env = os.environ if env is None else env
-    _refuse_a_stopped_local_stack(env)
-    if not any(env.get(name, "").strip() for name in _GAME_VARIABLES):
+    """The game function's settings from the environment (config.py reads it: `env`, or the
+    process's own), once it is known to name a stack that runs."""
+    operator = OperatorSettings.from_environment(env)
+    _refuse_a_stopped_local_stack(operator.local_state_directory)
+    if not operator.names_a_stack:
         raise ConfigurationError(
             "no stack to work on: give --stack NAME for a deployed one, or, while `make play` runs, "
             f"load the local stack's variables first ({LOCAL_VARIABLES})"
@@ -77,15 +76,14 @@ def from_environment(env: Mapping[str, str] | None = None) -> GameSettings:
     return GameSettings.from_environment(env)
 
 
-def _refuse_a_stopped_local_stack(env: Mapping[str, str]) -> None:
+def _refuse_a_stopped_local_stack(state_directory: str | None) -> None:
     """Variables sourced from a local stack's `game-function.env` name its state directory: if no
     stack runs there any more (it was killed), its ports are gone, and saying so beats a botocore
     connection error."""
     # The local stack sits beside this package in every clone (the tool is never deployed); it
     # alone knows what "running" means for it.
-    from serverless_rps_local.saved_state import STATE_DIRECTORY_VARIABLE, local_stack_running
+    from serverless_rps_local.saved_state import local_stack_running
 
-    state_directory = env.get(STATE_DIRECTORY_VARIABLE)
     if not state_directory:
         return
     if not local_stack_running(Path(state_directory)):

@@ -12,18 +12,18 @@ from typing import Any
 
 import boto3
 
-from serverless_rps.admin.dead_letters import DeadLetterQueue
+from serverless_rps.admin.dead_letters import DeadLetterReview
 from serverless_rps.admin.delivery_display import delivery_counts, replies_delivery
 from serverless_rps.admin.errors import Refused
 from serverless_rps.admin.store_reads import StoreReads
-from serverless_rps.bootstrap import build_engine
+from serverless_rps.bootstrap import Engine, build_engine, build_operator_clients
 from serverless_rps.config import GameSettings
 from serverless_rps.exceptions import RetryLater
 from serverless_rps.game_store import COMPLETED, IN_PROGRESS, DynamoGameStore
 from serverless_rps.observability import mask_phone
 from serverless_rps.parsing import nickname_skeleton
 from serverless_rps.ports import CompletedRecord, LockedPlayer
-from serverless_rps.processing import InboundSms, MessageProcessor
+from serverless_rps.processing import InboundSms, Result
 
 __all__ = ["Operator", "Refused"]
 
@@ -33,19 +33,21 @@ ERASURE_REQUEST_PREFIX = "erasure-request-"
 @dataclass
 class Operator:
     settings: GameSettings
-    store: DynamoGameStore
-    processor: MessageProcessor
+    engine: Engine
     sqs: Any
     cloudwatch: Any
     clock: Callable[[], float] = field(default=time.time)
 
     @classmethod
     def connect(cls, settings: GameSettings, session: boto3.session.Session | None = None) -> Operator:
+        """The game function's engine and the operator's clients, as bootstrap.py builds them."""
         session = session or boto3.session.Session()
-        engine = build_engine(settings, session)
-        return cls(
-            settings, engine.store, engine.processor, session.client("sqs"), session.client("cloudwatch")
-        )
+        clients = build_operator_clients(session)
+        return cls(settings, build_engine(settings, session), clients.sqs, clients.cloudwatch)
+
+    @property
+    def store(self) -> DynamoGameStore:
+        return self.engine.store
 
     @property
     def reads(self) -> StoreReads:
@@ -174,10 +176,10 @@ class Operator:
         """A phone number as given, or the phone of the player with that nickname (or a look-alike)."""
         if player.startswith("+"):
             return player
-        phone = self.store.nickname_owner(nickname_skeleton(player))
-        if phone is None:
+        holder = self.store.nickname_holder(nickname_skeleton(player))
+        if holder is None:
             raise Refused(f"no player is called {player}")
-        return phone
+        return holder.phone
 
     def _activity(self, phone: str, now: float) -> list[dict[str, Any]]:
         """The messages whose replies went, or still wait to go, to this phone: a record names its
@@ -246,10 +248,13 @@ class Operator:
             assert record is not None
             missing = len(record.undelivered())
             try:
-                outcome = self.processor.resend(record)
+                # Exactly as a redelivery would: the outbox lease, then one delivery record per reply.
+                # A resend racing a redelivery is two attempts at one record: one holds the lease.
+                resent = self.engine.outbox.resume(record, uuid.uuid4().hex)
             except RetryLater as busy:
                 results.append({"key": key, "result": f"not sent now: {busy}"})
                 continue
+            outcome = Result.RESENT if resent else Result.DUPLICATE
             results.append({"key": key, "result": outcome.value, "was_missing": missing})
         return results
 
@@ -261,8 +266,8 @@ class Operator:
     def redrive(self, ids: Iterable[str] | None) -> list[dict[str, Any]]:
         return self._dead_letter_queue().redrive(ids)
 
-    def _dead_letter_queue(self) -> DeadLetterQueue:
-        return DeadLetterQueue(self.settings, self.sqs, self.clock)
+    def _dead_letter_queue(self) -> DeadLetterReview:
+        return DeadLetterReview(self.settings, self.sqs, self.clock)
 
     # -- players' leases and erasure ----------------------------------------------------------------
 
@@ -300,5 +305,5 @@ class Operator:
             transport_id="admin",
             opt_out_type="STOP",
         )
-        outcome = self.processor.process(request)
+        outcome = self.engine.processor.process(request)
         return {"phone": mask_phone(phone), "result": outcome.value, "request": request.message_sid}

@@ -12,11 +12,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from serverless_rps.game import Player
-from serverless_rps.game_store import COMPLETED, CONTACT_PREFIX, IN_PROGRESS, DynamoGameStore, TableNames
-from serverless_rps.game_store.delivery_status import DeliveryStatus, statuses_from
-from serverless_rps.game_store.errors import translated
-from serverless_rps.game_store.items import budget_from, player_from_item
-from serverless_rps.game_store.messages import completed_record
+from serverless_rps.game_store import (
+    COMPLETED,
+    CONTACT_PREFIX,
+    IN_PROGRESS,
+    DeliveryStatus,
+    DynamoGameStore,
+    TableNames,
+    budget_from,
+    completed_record,
+    player_from_item,
+    statuses_from,
+    translated,
+)
 from serverless_rps.ports import CompletedRecord
 from serverless_rps.reply_budget import ReplyBudget
 

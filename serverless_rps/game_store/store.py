@@ -1,18 +1,19 @@
-"""`DynamoGameStore`: the one face `ports.GameStore` sees, and the one transaction of a commit.
+"""`DynamoGameStore`: `ports.GameStore` on DynamoDB, and the one transaction of a commit.
 
 Every write is conditional; the conditions *are* the protocol (docs/protocol.md walks through
 them with timelines). Each record's part owns its item format, its conditions and its items of
 the commit (docs/protocol.md, "Table formats", has one chapter per record):
 
-* messages.py    the idempotency record of one inbound SMS: claim, outbox lease, deliveries
-* erasure.py     a number taken out of outboxes: an opt-out's erasure, a confirmation's withheld number
+* messages.py    the idempotency record of one inbound SMS: claim, and completion in the commit
+* outboxes.py    the same record after its commit: outbox lease, deliveries, erasure (`OutboxRecords`,
+                 `ports.OutboxStore`: the outbox's store, built here beside this one)
 * contacts.py    the contact record of a number (keyed hash): a stranger's budget, pending replies
 * game_state.py  players and shared records: leases, lock-free reads, fenced writes
 * nicknames.py   who owns a name
 * items.py       the game-state rows' item formats; errors.py, the SDK's errors translated
 
-This face delegates, and assembles the commit: players and shared records (fenced), nicknames,
-contact records, the completed claim, in one TransactWriteItems.
+This face assembles the commit: players and shared records (fenced), nicknames, contact records,
+the completed claim, in one TransactWriteItems.
 """
 
 from __future__ import annotations
@@ -25,13 +26,13 @@ from botocore.exceptions import ClientError
 
 from serverless_rps.game import Decision, NicknameHolder, Player, SharedRecord
 from serverless_rps.game_store.contacts import ContactRecords, contact_changes
-from serverless_rps.game_store.erasure import NumberErasure
 from serverless_rps.game_store.errors import cancellation_error, translated
 from serverless_rps.game_store.game_state import GameStateRows
 from serverless_rps.game_store.messages import MessageRecords
 from serverless_rps.game_store.nicknames import NicknameRows
+from serverless_rps.game_store.outboxes import OutboxRecords
 from serverless_rps.game_store.tables import TableNames, TransactItem
-from serverless_rps.ports import Claim, CompletedRecord, LockedPlayer, OtherSends, OutboundSms
+from serverless_rps.ports import Claim, CompletedRecord, LockedPlayer, OutboundSms
 from serverless_rps.reply_budget import ReplyBudget
 
 __all__ = ["DynamoGameStore"]
@@ -49,9 +50,10 @@ class DynamoGameStore:
         contact_key: bytes,
         messages: type[MessageRecords] = MessageRecords,
         game_state: type[GameStateRows] = GameStateRows,
+        outboxes: type[OutboxRecords] = OutboxRecords,
     ) -> None:
-        """`messages` and `game_state` name the parts' classes: the simulation swaps in broken
-        variants of a part (tests/simulation/engines.py)."""
+        """`messages`, `game_state` and `outboxes` name the parts' classes: the simulation swaps in
+        broken variants of a part (tests/simulation/engines.py)."""
         self._dynamodb = dynamodb_client
         self._tables = tables
         self._lease = lock_lease_seconds
@@ -64,16 +66,18 @@ class DynamoGameStore:
         self._messages = messages(
             dynamodb_client,
             tables,
-            self._contacts,
             lock_lease_seconds=lock_lease_seconds,
             in_progress_expiry_seconds=in_progress_expiry_seconds,
             completed_record_seconds=completed_record_seconds,
         )
-        self._erasure = NumberErasure(dynamodb_client, tables, self._contacts, self._messages)
         self._game_state = game_state(
             dynamodb_client, tables, self._contacts, lock_lease_seconds=lock_lease_seconds
         )
         self._nicknames = NicknameRows(dynamodb_client, tables)
+        # The outbox's store (outbox.py's `Outbox` holds it): the same tables and contact records.
+        self.outboxes = outboxes(
+            dynamodb_client, tables, self._contacts, lock_lease_seconds=lock_lease_seconds
+        )
 
     @property
     def client(self) -> Any:
@@ -95,37 +99,7 @@ class DynamoGameStore:
     def abandon(self, claim: Claim) -> None:
         self._messages.abandon(claim)
 
-    def lease_outbox(self, record: CompletedRecord, attempt_id: str, now: float) -> CompletedRecord | None:
-        return self._messages.lease_outbox(record, attempt_id, now)
-
-    def release_outbox(self, key: str, attempt_id: str) -> None:
-        self._messages.release_outbox(key, attempt_id)
-
-    def record_delivery(self, record: CompletedRecord, index: int, outcome: str) -> None:
-        self._messages.record_delivery(record, index, outcome)
-
-    def finish(self, record: CompletedRecord) -> None:
-        self._messages.finish(record)
-
-    # -- number erasure ------------------------------------------------------------------------
-
-    def others_sending_to(self, phone: str, key: str) -> OtherSends | None:
-        return self._erasure.others_sending_to(phone, key)
-
-    def erase_pending_replies(self, phone: str) -> None:
-        self._erasure.erase_pending_replies(phone)
-
-    def withhold_number(self, key: str, index: int, phone: str, fate: str) -> bool:
-        return self._erasure.withhold_number(key, index, phone, fate)
-
-    def restore_number(self, key: str, index: int, sms: OutboundSms) -> None:
-        self._erasure.restore_number(key, index, sms)
-
     # -- game-state rows and nicknames -----------------------------------------------------------
-
-    def nickname_owner(self, nickname: str) -> str | None:
-        holder = self._nicknames.holder(nickname)
-        return holder.phone if holder is not None else None
 
     def nickname_holder(self, nickname: str) -> NicknameHolder | None:
         return self._nicknames.holder(nickname)

@@ -107,7 +107,7 @@ def test_a_resend_racing_a_redelivery_waits_for_its_outbox_lease_and_never_doubl
     record = operator.reads.read_completed(sid)
     assert record is not None
     # A redelivery has just taken the outbox lease and is about to send.
-    leased = operator.store.lease_outbox(record, "redelivery", time.time())
+    leased = operator.store.outboxes.lease(record, "redelivery", time.time())
     assert leased is not None
 
     [result] = operator.resend([sid])
@@ -116,7 +116,7 @@ def test_a_resend_racing_a_redelivery_waits_for_its_outbox_lease_and_never_doubl
     assert [m["to"] for m in twilio.sent_messages()].count(BOB) == 2
 
     # The redelivery sends and records it; the resend that comes after finds nothing to send.
-    operator.processor._deliver(leased, "redelivery")
+    operator.engine.outbox._deliver(leased, "redelivery")
     [again] = operator.resend([sid])
     assert again["result"] == "duplicate"
     assert [m["body"] for m in twilio.sent_messages()].count(replies.challenged("alice")) == 1

@@ -289,7 +289,7 @@ def test_resend_names_every_unknown_key_and_sends_the_rest_when_one_is_busy(
     assert _text((free, BOB, "score"))["batchItemFailures"]
     record = operator.reads.read_completed(busy)
     assert record is not None
-    assert operator.store.lease_outbox(record, "a-live-attempt", time.time()) is not None
+    assert operator.store.outboxes.lease(record, "a-live-attempt", time.time()) is not None
 
     rows = {row["key"]: row for row in operator.pending_outboxes()}
     assert (rows[busy]["lease"], rows[free]["lease"]) == ("live", "free")
@@ -313,7 +313,7 @@ def test_an_outbox_lease_ending_the_second_the_tool_looks_is_free(
     sid = _a_reply_that_could_not_be_sent(twilio)
     record = operator.reads.read_completed(sid)
     assert record is not None
-    leased = operator.store.lease_outbox(record, "an-attempt", time.time())
+    leased = operator.store.outboxes.lease(record, "an-attempt", time.time())
     assert leased is not None
     operator.clock = lambda: leased.lease_expires_at
 

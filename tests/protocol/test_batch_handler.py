@@ -14,13 +14,21 @@ from botocore.exceptions import ClientError
 
 from serverless_rps import app, parsing, replies
 from serverless_rps.app import GameFunction, build_game_function
-from serverless_rps.game import Limits
-from serverless_rps.game_store import DynamoGameStore
-from serverless_rps.game_store.tables import TableNames
+from serverless_rps.game_store import DynamoGameStore, TableNames
 from serverless_rps.message_queue import DeadLetterQueue, IncomingQueue
-from serverless_rps.processing import MessageProcessor
 from serverless_rps.rules import Move
-from tests.conftest import ALICE, BOB, BOT_NUMBER, CAROL, LEASE_SECONDS, REGION, TABLES, FakeSms, Game
+from tests.conftest import (
+    ALICE,
+    BOB,
+    BOT_NUMBER,
+    CAROL,
+    LEASE_SECONDS,
+    REGION,
+    TABLES,
+    FakeSms,
+    Game,
+    new_processor,
+)
 from tests.protocol.test_failure_visibility import json_log_lines
 
 
@@ -203,7 +211,7 @@ def test_the_game_function_reads_its_wiring_from_the_environment(
 
 
 def test_fake_sms_is_not_needed_when_wiring_by_hand(game: Game) -> None:
-    processor = MessageProcessor(game.store, FakeSms(), limits=Limits(), lock_wait_seconds=0)
+    processor = new_processor(game.store, FakeSms())
     assert processor.process(game.inbound(ALICE, "help")).value == "processed"
 
 
@@ -271,7 +279,7 @@ def test_a_missing_table_is_a_configuration_error_counted_and_logged_with_its_ca
         completed_record_seconds=3600,
         contact_key=b"k" * 32,
     )
-    function = queues.function(MessageProcessor(store, FakeSms(), limits=Limits(), lock_wait_seconds=0))
+    function = queues.function(new_processor(store, FakeSms()))
     event = queues.event(queues.sms_body(ALICE, "help"))
     capsys.readouterr()
     with json_log_lines() as lines:

@@ -9,20 +9,16 @@ from typing import Any
 import pytest
 
 from serverless_rps.admin import campaign, cli
-from serverless_rps.game import Limits
 from serverless_rps.parsing import OptIn, OptOut, ShowHelp, parse
-from serverless_rps.processing import MessageProcessor
 from serverless_rps.replies import Program
-from tests.conftest import ALICE, BOB, CAROL, FakeSms, Game, new_store
+from tests.conftest import ALICE, BOB, CAROL, FakeSms, Game, new_processor, new_store
 
 PROGRAM = Program("Acme RPS", "help@acme.example")
 
 
 def _game(dynamodb: Any) -> Game:
     game = Game(dynamodb, FakeSms())
-    game.processor = MessageProcessor(
-        new_store(dynamodb), game.sms, limits=Limits(), lock_wait_seconds=0.2, program=PROGRAM
-    )
+    game.processor = new_processor(new_store(dynamodb), game.sms, lock_wait_seconds=0.2, program=PROGRAM)
     return game
 
 

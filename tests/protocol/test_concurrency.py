@@ -17,13 +17,21 @@ import pytest
 
 from serverless_rps import replies
 from serverless_rps.exceptions import RetryLater
-from serverless_rps.game import Limits
 from serverless_rps.parsing import nickname_skeleton
 from serverless_rps.processing import InboundSms, MessageProcessor
 from serverless_rps.rules import Move, Outcome
 from serverless_rps_local.moto_rollback import light_transaction_rollback
 from serverless_rps_local.serialized_moto import SerializedMotoServer
-from tests.conftest import BOT_NUMBER, REGION, TABLES, FakeSms, create_tables, delete_tables, new_store
+from tests.conftest import (
+    BOT_NUMBER,
+    REGION,
+    TABLES,
+    FakeSms,
+    create_tables,
+    delete_tables,
+    new_processor,
+    new_store,
+)
 
 TRIALS = 30
 # SQS would redeliver a failed message after its shortened visibility timeout; here, at once.
@@ -71,11 +79,8 @@ def _invocation(endpoint: str, sms: FakeSms) -> MessageProcessor:
     session = boto3.session.Session(
         aws_access_key_id="testing", aws_secret_access_key="testing", region_name=REGION
     )
-    return MessageProcessor(
-        new_store(session.client("dynamodb", endpoint_url=endpoint)),
-        sms,
-        limits=Limits(),
-        lock_wait_seconds=0.5,
+    return new_processor(
+        new_store(session.client("dynamodb", endpoint_url=endpoint)), sms, lock_wait_seconds=0.5
     )
 
 

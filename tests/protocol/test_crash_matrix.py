@@ -18,10 +18,19 @@ from freezegun import freeze_time
 from moto import mock_aws
 
 from serverless_rps import replies
-from serverless_rps.game import Limits
-from serverless_rps.processing import MessageProcessor, Result
+from serverless_rps.processing import Result
 from serverless_rps.reply_budget import BudgetPolicy
-from tests.conftest import ALICE, BOB, CAROL, IN_PROGRESS_SECONDS, TABLES, FakeSms, Game, game_tables
+from tests.conftest import (
+    ALICE,
+    BOB,
+    CAROL,
+    IN_PROGRESS_SECONDS,
+    TABLES,
+    FakeSms,
+    Game,
+    game_tables,
+    new_processor,
+)
 from tests.protocol.crashes import Crash, CrashInjector
 
 
@@ -101,9 +110,7 @@ def _run(
         setup_messages = len(sms.sent)
 
         injector = CrashInjector(dynamodb, sms, crash_after)
-        doomed = MessageProcessor(
-            game.store, injector, limits=Limits(), lock_wait_seconds=0, budget=SLOW_DRAIN
-        )
+        doomed = new_processor(game.store, injector, game.sms, budget=SLOW_DRAIN)
         message = game.inbound(scenario.sender, scenario.body, MESSAGE_SID)
         with contextlib.suppress(Crash):
             doomed.process(message)

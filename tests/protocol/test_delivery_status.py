@@ -189,10 +189,10 @@ def test_a_send_never_recorded_is_learnt_from_its_callback_and_not_sent_again(
 
     game.register((ALICE, "alice"), (BOB, "bob"))
     game.text(BOB, "scissors alice")
-    real, game.processor._sender = game.processor._sender, DiesOnceTwilioAccepts(game.sms)
+    real, game.processor._outbox._sender = game.processor._outbox._sender, DiesOnceTwilioAccepts(game.sms)
     with pytest.raises(Crash):
         game.text(ALICE, "rock bob", sid=SID)
-    game.processor._sender = real
+    game.processor._outbox._sender = real
     reply, sid = game.sms.accepted[-1]
     assert reply is not None
     assert reply.index == 0
@@ -308,7 +308,7 @@ def test_the_operator_sees_each_replys_delivery_in_outbox_pending_and_player(
         TwilioCredentials("AC" + "a" * 32, None, TOKEN, None),
         completed_record_seconds=COMPLETED_SECONDS,
     )
-    operator = Operator(settings, game.store, game.processor, sqs=None, cloudwatch=None)
+    operator = Operator(settings, game.engine, sqs=None, cloudwatch=None)
 
     [pending] = operator.pending_outboxes()
     assert pending["delivery"] == ["undelivered 30007", "not sent"]

@@ -15,8 +15,7 @@ from botocore.exceptions import ClientError, EndpointConnectionError
 from serverless_rps import replies
 from serverless_rps.exceptions import SmsTemporarilyFailed
 from serverless_rps.game import LEADERBOARD
-from serverless_rps.game_store import ERASED
-from serverless_rps.ports import ReplyId
+from serverless_rps.ports import ERASED, ReplyId
 from serverless_rps.processing import Result
 from serverless_rps.rules import Move, Outcome
 from tests.conftest import ALICE, BOB, CAROL, IN_PROGRESS_SECONDS, STRANGER, TABLES, Game, transient_failure
@@ -340,7 +339,7 @@ def test_an_opt_out_keeps_what_every_pending_record_had_sent_the_number_for_a_la
 
     game.text(BOB, "stop")
 
-    others = game.store.others_sending_to(BOB, "SM" + "3" * 32)
+    others = game.store.outboxes.others_sending_to(BOB, "SM" + "3" * 32)
     assert others is not None
     assert set(sent) <= others.sids
     assert len(sent) == 2

@@ -187,7 +187,7 @@ def _a_sent_outbox_left_unfinished(game: Game, stack: ExitStack) -> Callable[[],
     def refused(record: CompletedRecord) -> None:
         raise StoreUnavailable("could not drop a sent outbox: ThrottlingException", retry_after=1)
 
-    game.store.finish = refused  # type: ignore[method-assign]
+    game.store.outboxes.finish = refused  # type: ignore[method-assign]
     return lambda: game.text(ALICE, "help", sid="SM" + "6" * 32)  # Twilio posted it twice
 
 

@@ -16,12 +16,14 @@ import pytest
 
 from serverless_rps import app, observability, replies
 from serverless_rps.config import GameSettings
+from serverless_rps.game_store import OutboxRecords
 from serverless_rps.rules import Move, Outcome
 from serverless_rps_local.twilio_api import LocalTwilioApi
 from tests.conftest import (
     ALICE,
     BOB,
     BOT_NUMBER,
+    LEASE_SECONDS,
     REGION,
     TABLES,
     TWILIO_ACCOUNT,
@@ -93,6 +95,37 @@ def test_a_whole_game_through_the_lambda_handler_reaches_twilio(
     assert (ALICE, BOT_NUMBER, replies.result(Outcome.WIN, Move.ROCK, Move.SCISSORS, "bob")) in sent
     assert (BOB, BOT_NUMBER, replies.result(Outcome.LOSS, Move.SCISSORS, Move.ROCK, "alice")) in sent
     assert len(sent) == 8  # each new player's opt-in confirmation, then the game's six
+
+
+def test_the_deployed_engine_finds_a_reply_twilio_took_before_the_invocation_died(
+    deployed: Any, twilio: LocalTwilioApi, monkeypatch: pytest.MonkeyPatch, clock: Any
+) -> None:
+    """bootstrap.py gives the handler's outbox Twilio's Messages list: the redelivery looks before
+    re-sending, so a reply Twilio accepted just before the invocation died still goes once."""
+    record_delivery = OutboxRecords.record_delivery
+    deaths: list[str] = []
+
+    def dies_recording_the_first(self: OutboxRecords, record: Any, index: int, outcome: str) -> None:
+        if not deaths:
+            deaths.append(outcome)
+            raise RuntimeError("the invocation died after Twilio accepted its first reply")
+        record_delivery(self, record, index, outcome)
+
+    monkeypatch.setattr(OutboxRecords, "record_delivery", dies_recording_the_first)
+    help_text = ("SM" + "e" * 32, ALICE, "help")
+
+    first = app.lambda_handler(_event(help_text), LambdaContext())
+    clock.tick(LEASE_SECONDS + 1)  # SQS redelivers once the dead attempt's outbox lease is over
+    again = app.lambda_handler(_event(help_text), LambdaContext())
+
+    assert first == {"batchItemFailures": [{"itemIdentifier": "sqs-" + help_text[0]}]}
+    assert again == {"batchItemFailures": []}
+    program = replies.Program()
+    assert [message["body"] for message in twilio.sent_messages()] == [
+        replies.opt_in_confirmation(program),  # found in Twilio's list, not sent again
+        replies.program_help(program),
+        replies.help_overview(),
+    ]
 
 
 def test_a_reply_to_an_opted_out_phone_is_recorded_and_the_message_succeeds(

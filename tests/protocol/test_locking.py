@@ -9,14 +9,14 @@ from typing import Any
 import pytest
 
 from serverless_rps import commands, replies
+from serverless_rps.commands import Needs
 from serverless_rps.exceptions import LockContended, LockLost, StaleRead
 from serverless_rps.game import LEADERBOARD, Limits, throw
 from serverless_rps.observability import mask_phone
 from serverless_rps.parsing import ShowScore, Throw
 from serverless_rps.ports import Claim, OutboundSms
-from serverless_rps.processing import MessageProcessor
 from serverless_rps.rules import Move, Outcome
-from tests.conftest import ALICE, BOB, LEASE_SECONDS, STRANGER, TABLES, Game
+from tests.conftest import ALICE, BOB, LEASE_SECONDS, STRANGER, TABLES, Game, new_processor
 
 
 def test_a_crashed_invocations_lock_is_taken_over_after_its_lease(game: Game, clock: Any) -> None:
@@ -149,9 +149,7 @@ def test_a_lock_contended_briefly_is_waited_for_inside_the_invocation(game: Game
         )
 
     # The holder finishes while we back off.
-    patient = MessageProcessor(
-        game.store, game.sms, limits=Limits(), lock_wait_seconds=5, sleep=sleep_and_release
-    )
+    patient = new_processor(game.store, game.sms, lock_wait_seconds=5, sleep=sleep_and_release)
     patient.process(game.inbound(ALICE, "rock bob"))
     assert len(waits) == 1
     assert game.sms.last(ALICE) == replies.throw_waiting("bob", Move.ROCK)
@@ -166,7 +164,7 @@ def test_a_command_that_would_lock_a_record_out_of_the_canonical_order_is_stoppe
     game.register((ALICE, "alice"))
     spec = commands.COMMANDS[ShowScore]
     monkeypatch.setitem(
-        commands.COMMANDS, ShowScore, replace(spec, then_lock=lambda command, facts: (ALICE,))
+        commands.COMMANDS, ShowScore, replace(spec, needs=lambda command, facts: Needs(lock=(ALICE,)))
     )
 
     with pytest.raises(AssertionError) as stopped:

@@ -11,13 +11,21 @@ import pytest
 from serverless_rps import replies
 from serverless_rps.config import DEFAULT_METRICS_NAMESPACE
 from serverless_rps.exceptions import ConfigurationProblem, SmsTemporarilyFailed
-from serverless_rps.game import Limits
 from serverless_rps.observability import metrics
+from serverless_rps.outbox import LIST_LIMIT
 from serverless_rps.ports import OutboundSms, ReplyId, SmsSender
-from serverless_rps.processing import MessageProcessor, Result
-from serverless_rps.reconciliation import LIST_LIMIT
+from serverless_rps.processing import Result
 from serverless_rps.rules import Move, Outcome
-from tests.conftest import ALICE, BOB, IN_PROGRESS_SECONDS, TABLES, FakeSms, Game, transient_failure
+from tests.conftest import (
+    ALICE,
+    BOB,
+    IN_PROGRESS_SECONDS,
+    TABLES,
+    FakeSms,
+    Game,
+    new_processor,
+    transient_failure,
+)
 from tests.protocol.crashes import Crash
 from tests.protocol.test_failure_visibility import json_log_lines
 from tests.protocol.test_metrics import Emitted
@@ -49,7 +57,7 @@ def _bob_waits_on_alice(game: Game) -> None:
 
 def _dies_processing(game: Game, sender: SmsSender, body: str, sid: str) -> None:
     """Alice's text `body`, processed by an invocation that `sender` kills."""
-    doomed = MessageProcessor(game.store, sender, limits=Limits(), lock_wait_seconds=0)
+    doomed = new_processor(game.store, sender, game.sms)
     with pytest.raises(Crash):
         doomed.process(game.inbound(ALICE, body, sid))
 
@@ -280,7 +288,7 @@ def test_what_the_other_pending_records_sent_to_a_number_is_read_from_every_one_
     throw = game.stored_record(first)
     to_alice = [entry["M"]["body"]["S"] for entry in throw["outbox"]["L"] if entry["M"]["to"]["S"] == ALICE]
 
-    others = game.store.others_sending_to(ALICE, second)
+    others = game.store.outboxes.others_sending_to(ALICE, second)
 
     assert others is not None, "every other pending record could be read"
     assert others.unrecorded_bodies == {*to_alice, replies.help_overview()}

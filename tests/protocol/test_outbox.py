@@ -10,9 +10,9 @@ import pytest
 
 from serverless_rps import replies
 from serverless_rps.exceptions import ClaimHeldElsewhere, OutboxLeaseExpired, SmsTemporarilyFailed
-from serverless_rps.game import Limits, reply_only
+from serverless_rps.game import reply_only
 from serverless_rps.ports import Claim, OutboundSms
-from serverless_rps.processing import MessageProcessor, Result
+from serverless_rps.processing import Result
 from serverless_rps.rules import Move, Outcome
 from tests.conftest import ALICE, BOB, LEASE_SECONDS, FakeSms, Game, opted_out, transient_failure
 
@@ -111,9 +111,9 @@ def test_taking_the_outbox_reads_deliveries_recorded_since_the_claim(game: Game,
     assert not isinstance(stale, Claim)
     assert stale.undelivered() == [0, 1]
 
-    game.store.record_delivery(stale, 0, "SM0")
-    game.store.release_outbox(SID, "first-attempt")
-    leased = game.store.lease_outbox(stale, "copy", time.time())
+    game.store.outboxes.record_delivery(stale, 0, "SM0")
+    game.store.outboxes.release(SID, "first-attempt")
+    leased = game.store.outboxes.lease(stale, "copy", time.time())
     assert leased is not None
     assert leased.undelivered() == [1]
 
@@ -131,20 +131,3 @@ def test_an_attempt_frozen_past_its_outbox_lease_stops_sending(game: Game, clock
     with pytest.raises(OutboxLeaseExpired):
         game.text(ALICE, "rock bob", sid=SID)
     assert [m.body for m in game.sms.sent[sent_before:]] == [ALICE_WINS]
-
-
-def test_a_processor_that_cannot_list_what_it_sent_resends_the_missing_replies_without_looking(
-    game: Game,
-) -> None:
-    """`sent_log` is optional (a sender without Twilio's Messages list): a redelivery that takes an
-    earlier attempt's outbox over then sends what is not recorded, with no look first."""
-    _bob_waits_on_alice(game)
-    game.sms.fail_next(None, transient_failure())  # Alice's result goes out, Bob's does not
-    with pytest.raises(SmsTemporarilyFailed):
-        game.text(ALICE, "rock bob", sid=SID)
-    unlisted = MessageProcessor(
-        game.store, game.sms, limits=Limits(), lock_wait_seconds=0.2, sleep=lambda _: None
-    )
-
-    assert unlisted.process(game.inbound(ALICE, "rock bob", sid=SID)) is Result.RESENT
-    assert (game.sms.to(ALICE).count(ALICE_WINS), game.sms.to(BOB).count(BOB_LOSES)) == (1, 1)

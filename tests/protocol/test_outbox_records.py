@@ -68,9 +68,9 @@ def test_the_delivery_after_which_nothing_is_left_closes_the_record_though_it_wa
     still lists it, but once alice's is recorded nothing is left to send, and the record is closed
     then: no number or text of the outbox stays behind, even if the sender dies next."""
     sender = _committed(game, ALICE, CAROL)
-    game.store.erase_pending_replies(CAROL)
+    game.store.outboxes.erase_number(CAROL)
 
-    game.store.record_delivery(sender, 0, "SM0")
+    game.store.outboxes.record_delivery(sender, 0, "SM0")
 
     record = _stored(game)
     assert "outbox" not in record
@@ -86,8 +86,8 @@ def test_a_redelivery_finishing_an_outbox_a_stop_already_closed_leaves_it_as_the
     his STOP closes the record, naming only alice as a recipient. The redelivery's close, from its
     older copy, must not write bob back into the record."""
     sender = _committed(game, ALICE, BOB, CAROL)
-    game.store.erase_pending_replies(CAROL)
-    game.store.record_delivery(sender, 0, "SM0")
+    game.store.outboxes.erase_number(CAROL)
+    game.store.outboxes.record_delivery(sender, 0, "SM0")
 
     def die_before_closing(params: dict[str, Any], **_: Any) -> None:
         if params.get("ConditionExpression") == "attribute_exists(outbox)":
@@ -97,7 +97,7 @@ def test_a_redelivery_finishing_an_outbox_a_stop_already_closed_leaves_it_as_the
     events.register("provide-client-params.dynamodb.UpdateItem", die_before_closing)
     try:
         with pytest.raises(Crash):
-            game.store.record_delivery(sender, 1, "SM1")
+            game.store.outboxes.record_delivery(sender, 1, "SM1")
     finally:
         events.unregister("provide-client-params.dynamodb.UpdateItem", die_before_closing)
     redelivery = game.store.claim(SID, "redelivery", time.time())
@@ -105,8 +105,8 @@ def test_a_redelivery_finishing_an_outbox_a_stop_already_closed_leaves_it_as_the
     assert redelivery.outbox, "the outbox is still there"
     assert not redelivery.undelivered(), "with nothing left to send"
 
-    game.store.erase_pending_replies(BOB)
-    game.store.finish(redelivery)  # no error: the STOP closed it first
+    game.store.outboxes.erase_number(BOB)
+    game.store.outboxes.finish(redelivery)  # no error: the STOP closed it first
 
     record = _stored(game)
     assert "outbox" not in record
@@ -121,7 +121,7 @@ def test_a_stop_that_erases_every_reply_of_an_outbox_closes_it_with_no_recipient
     remains whose pending replies a redelivery would have to tidy."""
     _committed(game, BOB)
 
-    game.store.erase_pending_replies(BOB)
+    game.store.outboxes.erase_number(BOB)
 
     record = _stored(game)
     assert "outbox" not in record
@@ -137,8 +137,8 @@ def test_once_its_replies_are_delivered_a_message_is_off_every_recipients_pendin
     assert SID in _pending_replies(game, ALICE)
     assert SID in _pending_replies(game, BOB)
 
-    game.store.record_delivery(sender, 0, "SM0")
-    game.store.record_delivery(sender, 1, "SM1")
+    game.store.outboxes.record_delivery(sender, 0, "SM0")
+    game.store.outboxes.record_delivery(sender, 1, "SM1")
 
     assert SID not in _pending_replies(game, ALICE)
     assert SID not in _pending_replies(game, BOB)

@@ -9,20 +9,21 @@ from typing import Any
 
 import pytest
 
-from serverless_rps import commands, processing, replies
+from serverless_rps import commands, observability, replies
+from serverless_rps import game as game_rules
 from serverless_rps.exceptions import (
     ClaimHeldElsewhere,
     LockContended,
     OutboxLeaseExpired,
     SmsTemporarilyFailed,
 )
-from serverless_rps.game import LEADERBOARD, Limits
+from serverless_rps.game import LEADERBOARD, LOBBY
 from serverless_rps.observability import Untraced
 from serverless_rps.parsing import ShowScore
 from serverless_rps.ports import OutboundSms, ReplyId
-from serverless_rps.processing import MessageProcessor, Result
+from serverless_rps.processing import Result
 from serverless_rps.rules import Move, Outcome
-from tests.conftest import ALICE, BOB, LEASE_SECONDS, FakeSms, Game, transient_failure
+from tests.conftest import ALICE, BOB, LEASE_SECONDS, FakeSms, Game, new_processor, transient_failure
 from tests.protocol.test_failure_visibility import json_log_lines
 
 
@@ -39,9 +40,7 @@ def test_a_contended_lock_is_retried_after_doubling_jittered_pauses_until_the_ne
 
     # Jitter 0.5 of 0.05, 0.1, 0.2, then 0.4 s (the cap): the fourth pause, 0.2 s, would reach the
     # 0.2 s wait (the clock is frozen), so the waiter gives up instead.
-    waiter = MessageProcessor(
-        game.store, game.sms, limits=Limits(), lock_wait_seconds=0.2, sleep=sleep, jitter=lambda: 0.5
-    )
+    waiter = new_processor(game.store, game.sms, lock_wait_seconds=0.2, sleep=sleep, jitter=lambda: 0.5)
     with pytest.raises(LockContended):
         waiter.process(game.inbound(ALICE, "help"))
     assert pauses == [0.025, 0.05, 0.1]
@@ -107,7 +106,7 @@ def test_each_messages_trace_is_annotated_with_its_command(
         def put_annotation(self, key: str, value: str | float | bool) -> None:
             annotations.append((key, str(value)))
 
-    monkeypatch.setattr(processing, "tracer", Recording())
+    monkeypatch.setattr(observability, "tracer", Recording())
     game.text(ALICE, "nick alice")
     game.text(ALICE, "score")
     assert annotations == [("command", "SetNickname"), ("command", "ShowScore")]
@@ -133,34 +132,42 @@ def test_a_duplicate_and_a_redelivery_that_sends_what_was_missing_each_say_so(ga
     assert game.sms.last(BOB) == replies.result(Outcome.LOSS, Move.SCISSORS, Move.ROCK, "alice")
 
 
-def test_each_step_of_a_commands_description_is_handed_the_parsed_command(
+def test_a_commands_hooks_run_in_the_order_its_description_gives_each_handed_the_command(
     game: Game, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The processor walks a command's row (`commands.CommandSpec`): the re-check under the locks,
-    the shared records to lock then, their re-check and the shared records to read then each
-    receive the command, as the row's contract says, for a command whose steps depend on its words."""
+    """The processor walks a command's row (`commands.CommandSpec`) in the order its docstring
+    gives: look_up before any lock, needs once the players are locked, then, with the shared
+    records it asked for locked and read, check, decide, and audit once the commit is done."""
     seen: list[tuple[str, object]] = []
+    real = commands.COMMANDS[ShowScore]
 
-    def then_lock(command: object, facts: object) -> tuple[str, ...]:
-        seen.append(("then_lock", command))
-        return (LEADERBOARD,)
+    def look_up(command: ShowScore, sender: str, reads: object) -> commands.LookedUp:
+        seen.append(("look_up", command))
+        return commands.LookedUp()
 
-    spec = replace(
-        commands.COMMANDS[ShowScore],
-        check=lambda command, facts: seen.append(("check", command)),
-        then_lock=then_lock,
-        check_shared=lambda command, facts: seen.append(("check_shared", command)),
-        then_read=lambda command, facts: seen.append(("then_read", command)) or (),
-    )
+    def needs(command: ShowScore, facts: commands.Facts) -> commands.Needs:
+        seen.append(("needs", command))
+        assert facts.shared == {}, "needs sees the players only"
+        return commands.Needs(lock=(LEADERBOARD,), read=(LOBBY,))
+
+    def check(command: ShowScore, facts: commands.Facts) -> None:
+        seen.append(("check", command))
+        assert set(facts.shared) == {LEADERBOARD}
+        assert set(facts.read_shared) == {LOBBY}
+
+    def decide(command: ShowScore, facts: commands.Facts) -> game_rules.Decision:
+        seen.append(("decide", command))
+        return real.decide(command, facts)
+
+    def audit(command: ShowScore) -> dict[str, object]:
+        seen.append(("audit", command))
+        return {}
+
+    spec = replace(real, look_up=look_up, needs=needs, check=check, decide=decide, audit=audit)
     monkeypatch.setitem(commands.COMMANDS, ShowScore, spec)
     game.register((ALICE, "alice"))
 
     game.text(ALICE, "score")
 
-    assert seen == [
-        ("check", ShowScore()),
-        ("then_lock", ShowScore()),
-        ("check_shared", ShowScore()),
-        ("then_read", ShowScore()),
-    ]
+    assert seen == [(hook, ShowScore()) for hook in ("look_up", "needs", "check", "decide", "audit")]
     assert game.sms.last(ALICE) == replies.score(0, 0, 0, 0)

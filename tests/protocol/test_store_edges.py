@@ -95,12 +95,12 @@ def _locked(game: Game, phone: str) -> Callable[[], object]:
 
 def _sent_but_not_recorded(game: Game) -> Callable[[], object]:
     record = _waiting_record(game)
-    return lambda: game.store.finish(record)
+    return lambda: game.store.outboxes.finish(record)
 
 
 def _delivering(game: Game) -> Callable[[], object]:
     record = _waiting_record(game)
-    return lambda: game.store.record_delivery(record, record.undelivered()[0], "SM" + "d" * 32)
+    return lambda: game.store.outboxes.record_delivery(record, record.undelivered()[0], "SM" + "d" * 32)
 
 
 def _recording_a_status(game: Game) -> Callable[[], object]:
@@ -114,15 +114,15 @@ def _recording_a_status(game: Game) -> Callable[[], object]:
 def _withholding(game: Game) -> Callable[[], object]:
     record = _waiting_record(game)
     index = record.undelivered()[0]
-    return lambda: game.store.withhold_number(record.key, index, record.outbox[index].to, SENDING)
+    return lambda: game.store.outboxes.withhold_number(record.key, index, record.outbox[index].to, SENDING)
 
 
 def _restoring(game: Game) -> Callable[[], object]:
     record = _waiting_record(game)
     index = record.undelivered()[0]
     sms = record.outbox[index]
-    assert game.store.withhold_number(record.key, index, sms.to, SENDING)
-    return lambda: game.store.restore_number(record.key, index, sms)
+    assert game.store.outboxes.withhold_number(record.key, index, sms.to, SENDING)
+    return lambda: game.store.outboxes.restore_number(record.key, index, sms)
 
 
 Setup = Callable[[Game], Callable[[], object]]
@@ -132,14 +132,14 @@ STEPS: list[tuple[str, str, Setup]] = [
     (
         "lease the outbox",
         "UpdateItem",
-        lambda game: (lambda record: lambda: game.store.lease_outbox(record, "a3", time.time() + 3600))(
+        lambda game: (lambda record: lambda: game.store.outboxes.lease(record, "a3", time.time() + 3600))(
             _waiting_record(game)
         ),
     ),
     (
         "release the outbox",
         "UpdateItem",
-        lambda game: (lambda record: lambda: game.store.release_outbox(record.key, "a2"))(
+        lambda game: (lambda record: lambda: game.store.outboxes.release(record.key, "a2"))(
             _waiting_record(game)
         ),
     ),
@@ -150,20 +150,20 @@ STEPS: list[tuple[str, str, Setup]] = [
     ("withhold a number", "UpdateItem", _withholding),
     ("restore a withheld reply", "UpdateItem", _restoring),
     ("drop a sent outbox", "UpdateItem", _sent_but_not_recorded),
-    ("read a contact", "GetItem", lambda game: lambda: game.store.erase_pending_replies(BOB)),
+    ("read a contact", "GetItem", lambda game: lambda: game.store.outboxes.erase_number(BOB)),
     # The look before re-sending reads what other records sent the number (reconciliation).
-    ("read a contact", "GetItem", lambda game: lambda: game.store.others_sending_to(BOB, THROW_SID)),
+    ("read a contact", "GetItem", lambda game: lambda: game.store.outboxes.others_sending_to(BOB, THROW_SID)),
     (
         "read records",
         "BatchGetItem",
-        lambda game: (_waiting_record(game), lambda: game.store.erase_pending_replies(BOB))[1],
+        lambda game: (_waiting_record(game), lambda: game.store.outboxes.erase_number(BOB))[1],
     ),
     (
         "erase a number from an outbox",
         "UpdateItem",
-        lambda game: (_waiting_record(game), lambda: game.store.erase_pending_replies(BOB))[1],
+        lambda game: (_waiting_record(game), lambda: game.store.outboxes.erase_number(BOB))[1],
     ),
-    ("look up a nickname", "GetItem", lambda game: lambda: game.store.nickname_owner("bob")),
+    ("look up a nickname", "GetItem", lambda game: lambda: game.store.nickname_holder("bob")),
     ("read a player", "GetItem", lambda game: lambda: game.store.get_player(ALICE)),
     ("read players", "BatchGetItem", lambda game: lambda: game.store.get_players([ALICE, BOB])),
     ("read a shared record", "GetItem", lambda game: lambda: game.store.get_shared(LEADERBOARD)),
@@ -302,7 +302,7 @@ def test_outboxes_held_back_by_a_partial_answer_are_still_erased(game: Game) -> 
     assert len(waiting) == 2, "two outboxes wait with a reply to bob"
 
     with answering_one_item_at_a_time(game) as answers:
-        game.store.erase_pending_replies(BOB)
+        game.store.outboxes.erase_number(BOB)
 
     assert answers == [0, 1, 1]
     assert [item for item in game.items(TABLES.idempotency) if BOB in json.dumps(item)] == []
@@ -322,12 +322,12 @@ def test_an_erasure_that_meets_the_last_delivery_leaves_no_number_and_keeps_the_
             return
         for index in record.undelivered():
             sent.append(f"SM{index:032x}")
-            game.store.record_delivery(record, index, sent[-1])
+            game.store.outboxes.record_delivery(record, index, sent[-1])
 
     events = game.dynamodb.meta.events
     events.register("provide-client-params.dynamodb.UpdateItem", deliver_everything_first)
     try:
-        game.store.erase_pending_replies(BOB)
+        game.store.outboxes.erase_number(BOB)
     finally:
         events.unregister("provide-client-params.dynamodb.UpdateItem", deliver_everything_first)
 
@@ -385,11 +385,11 @@ def test_a_lock_refused_without_the_item_it_failed_on_is_contention_to_retry_at_
 def test_only_the_holder_of_the_outbox_lease_can_give_it_back(game: Game) -> None:
     record = _waiting_record(game)
     now = time.time()
-    assert game.store.lease_outbox(record, "sender-1", now) is not None
-    game.store.release_outbox(record.key, "sender-2")  # not the holder: nothing happens, no error
-    assert game.store.lease_outbox(record, "sender-2", now) is None, "the lease is still sender-1's"
-    game.store.release_outbox(record.key, "sender-1")
-    assert game.store.lease_outbox(record, "sender-2", now) is not None
+    assert game.store.outboxes.lease(record, "sender-1", now) is not None
+    game.store.outboxes.release(record.key, "sender-2")  # not the holder: nothing happens, no error
+    assert game.store.outboxes.lease(record, "sender-2", now) is None, "the lease is still sender-1's"
+    game.store.outboxes.release(record.key, "sender-1")
+    assert game.store.outboxes.lease(record, "sender-2", now) is not None
 
 
 def test_a_lock_taken_over_after_expiry_is_not_released_by_its_former_holder(game: Game, clock: Any) -> None:

@@ -1,6 +1,6 @@
 """The engines the exploration can run, by name (`--engine`): the real one, and mutants:
 deliberately broken variants with one protocol rule removed each. A broken store is the real
-`DynamoGameStore` with one broken part (game_store/messages.py, game_store/game_state.py).
+`DynamoGameStore` with one broken part (game_store/messages.py, game_state.py, outboxes.py).
 
 The exploration must find every mutant out (tests/simulation/test_mutants.py): a checker that
 cannot tell them from the real engine would prove nothing by finding no violation.
@@ -13,11 +13,12 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from serverless_rps.game_store import OutboxRecords
 from serverless_rps.game_store.game_state import GameStateRows
 from serverless_rps.game_store.messages import MessageRecords
+from serverless_rps.outbox import LookBeforeResending, Outbox
 from serverless_rps.ports import Claim, CompletedRecord, LockedPlayer
 from serverless_rps.processing import MessageProcessor
-from serverless_rps.reconciliation import Lookup
 from tests.simulation.world import Engine
 
 __all__ = ["ENGINES", "MUTANTS"]
@@ -58,23 +59,29 @@ class FenceIgnoresExpiry(GameStateRows):
         return {**fence, "ConditionExpression": "user_locked.lock_uuid = :me"}
 
 
-class OutboxWithoutLease(MessageRecords):
+class OutboxWithoutLease(OutboxRecords):
     """A redelivery sends the missing replies even while the committing attempt is still sending."""
 
-    def lease_outbox(self, record: CompletedRecord, attempt_id: str, now: float) -> CompletedRecord | None:
+    def lease(self, record: CompletedRecord, attempt_id: str, now: float) -> CompletedRecord | None:
         return record
 
 
-class RecordsBeforeSending(MessageProcessor):
+class RecordsBeforeSending(Outbox):
     """Marks each reply delivered before handing it to Twilio (so a crash in between loses it)."""
 
-    def _deliver(self, record: CompletedRecord, attempt_id: str, enqueued_at: float | None = None) -> None:
+    def _deliver(
+        self,
+        record: CompletedRecord,
+        attempt_id: str,
+        enqueued_at: float | None = None,
+        look: LookBeforeResending | None = None,
+    ) -> None:
         for index in record.undelivered():
             self._store.record_delivery(record, index, "sending")
             self._sender.send(record.outbox[index])
 
 
-class SendsPastItsLease(MessageProcessor):
+class SendsPastItsLease(Outbox):
     """Keeps sending after its outbox lease has run out, as if frozen invocations never woke."""
 
     def _deliver(
@@ -82,7 +89,7 @@ class SendsPastItsLease(MessageProcessor):
         record: CompletedRecord,
         attempt_id: str,
         enqueued_at: float | None = None,
-        look: Lookup | None = None,
+        look: LookBeforeResending | None = None,
     ) -> None:
         forever = dataclasses.replace(record, lease_expires_at=math.inf)
         super()._deliver(forever, attempt_id, enqueued_at, look)
@@ -117,19 +124,19 @@ MUTANTS: dict[str, tuple[Engine, str, int, frozenset[str]]] = {
         frozenset({"expired-lease-write"}),
     ),
     "outbox sent without its lease": (
-        Engine(messages=OutboxWithoutLease),
+        Engine(outboxes=OutboxWithoutLease),
         "same_message_twice",
         1,
         frozenset({"duplicate-sms"}),
     ),
     "delivery recorded before sending": (
-        Engine(processor=RecordsBeforeSending),
+        Engine(outbox=RecordsBeforeSending),
         "crash_after_commit",
         1,
         frozenset({"lost-reply"}),
     ),
     "sending past the outbox lease": (
-        Engine(processor=SendsPastItsLease),
+        Engine(outbox=SendsPastItsLease),
         "same_message_twice",
         1,
         frozenset({"duplicate-sms"}),

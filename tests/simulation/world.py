@@ -22,11 +22,13 @@ from serverless_rps.admin.store_reads import StoreReads
 from serverless_rps.app import GameFunction
 from serverless_rps.exceptions import RetryLater, StaleRead
 from serverless_rps.game import Limits
-from serverless_rps.game_store import DynamoGameStore
+from serverless_rps.game_store import DynamoGameStore, OutboxRecords
 from serverless_rps.game_store.game_state import GameStateRows
 from serverless_rps.game_store.messages import MessageRecords
 from serverless_rps.message_queue import DeadLetterQueue, IncomingQueue
+from serverless_rps.outbox import Outbox
 from serverless_rps.parsing import OptOut, parse
+from serverless_rps.ports import SentSms
 from serverless_rps.processing import MessageProcessor
 from serverless_rps_local.in_process import CONTACT_KEY
 from tests.conftest import (
@@ -103,13 +105,28 @@ def independent(a: Transition, b: Transition) -> bool:
     return not a.call.conflicts_with(b.call)
 
 
+class _Unlisted:
+    """The simulated Twilio keeps no Messages list: a look before re-sending finds nothing in it
+    and sends the reply again, as when Twilio's list lags behind a send. What the look proves is
+    tested on its own (tests/protocol/test_look_before_resending.py); here every redelivery makes
+    the calls it made before the look existed."""
+
+    def sent_to(self, to: str, limit: int) -> list[SentSms]:
+        return []
+
+
+UNLISTED = _Unlisted()
+
+
 @dataclass(frozen=True)
 class Engine:
     """The code under test. The self-tests substitute deliberately broken variants."""
 
     messages: type[MessageRecords] = MessageRecords  # the store's parts (game_store/)
     game_state: type[GameStateRows] = GameStateRows
+    outboxes: type[OutboxRecords] = OutboxRecords
     processor: type[MessageProcessor] = MessageProcessor
+    outbox: type[Outbox] = Outbox
 
 
 @dataclass
@@ -150,10 +167,12 @@ class Delivery(Invocation):
             contact_key=CONTACT_KEY,
             messages=engine.messages,
             game_state=engine.game_state,
+            outboxes=engine.outboxes,
         )
+        self.outbox = engine.outbox(store.outboxes, harness.sms, UNLISTED, clock=self.clock)
         processor = engine.processor(
             store,
-            harness.sms,
+            self.outbox,
             limits=Limits(),
             lock_wait_seconds=LOCK_WAIT_SECONDS,
             clock=self.clock,
@@ -208,7 +227,7 @@ class OperatorResend(Delivery):
     def _handle(self) -> None:
         record = StoreReads.beside(self.store).read_completed(self.message_sid)
         if record is not None:
-            self._function.processor.resend(record)
+            self.outbox.resume(record, self.new_id())
 
 
 class World:

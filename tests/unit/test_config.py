@@ -5,7 +5,8 @@ from typing import Any
 import boto3
 import pytest
 
-from serverless_rps.config import ConfigurationError, GameSettings, contact_key, read_auth_token
+from serverless_rps.bootstrap import contact_key, read_auth_token
+from serverless_rps.config import ConfigurationError, GameSettings
 
 BASE = {
     "GAME_STATE_TABLE": "state",

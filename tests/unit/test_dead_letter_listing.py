@@ -11,7 +11,7 @@ from typing import Any
 import boto3
 import pytest
 
-from serverless_rps.admin.dead_letters import DeadLetterQueue
+from serverless_rps.admin.dead_letters import DeadLetterReview
 from serverless_rps.admin.errors import Refused
 from serverless_rps.config import GameSettings, TwilioCredentials
 
@@ -43,7 +43,7 @@ def test_each_dead_letter_shows_its_age_its_receives_and_what_its_body_names(
     sms = _park(sqs, settings, json.dumps({"MessageSid": "SM" + "2" * 32, "From": PLAYER, "Body": "help"}))
     no_sender = _park(sqs, settings, json.dumps({"MessageSid": "SM" + "3" * 32, "From": None}))
     a_list = _park(sqs, settings, "[1, 2]")
-    listing = DeadLetterQueue(settings, sqs, clock=lambda: time.time() + 100)
+    listing = DeadLetterReview(settings, sqs, clock=lambda: time.time() + 100)
 
     rows = {row["id"]: row for row in listing.dead_letters()}
 
@@ -67,7 +67,7 @@ def test_a_listing_of_more_than_one_receive_sees_every_dead_letter_once(
     sqs, settings = queues
     parked = {_park(sqs, settings, json.dumps({"MessageSid": f"SM{index:032}"})) for index in range(23)}
 
-    listed = [row["id"] for row in DeadLetterQueue(settings, sqs).dead_letters()]
+    listed = [row["id"] for row in DeadLetterReview(settings, sqs).dead_letters()]
 
     assert sorted(listed) == sorted(parked)
 
@@ -78,7 +78,7 @@ def test_redrive_all_moves_every_dead_letter_and_names_each_with_its_new_id(
     sqs, settings = queues
     parked = [_park(sqs, settings, json.dumps({"MessageSid": f"SM{index:032}"})) for index in range(3)]
 
-    moved = DeadLetterQueue(settings, sqs).redrive(None)
+    moved = DeadLetterReview(settings, sqs).redrive(None)
 
     arrived = sqs.receive_message(QueueUrl=settings.incoming_queue_url, MaxNumberOfMessages=10)["Messages"]
     assert sorted(row["id"] for row in moved) == sorted(parked)
@@ -93,9 +93,9 @@ def test_a_redrive_naming_ids_not_there_names_every_one_and_moves_nothing(
     there = _park(sqs, settings, "{}")
 
     with pytest.raises(Refused) as refusal:
-        DeadLetterQueue(settings, sqs).redrive([there, "zz-missing", "aa-missing"])
+        DeadLetterReview(settings, sqs).redrive([there, "zz-missing", "aa-missing"])
 
     assert str(refusal.value) == (
         "not on the dead-letter queue: aa-missing, zz-missing; nothing moved (`dlq list` shows the IDs)"
     )
-    assert [row["id"] for row in DeadLetterQueue(settings, sqs).dead_letters()] == [there]
+    assert [row["id"] for row in DeadLetterReview(settings, sqs).dead_letters()] == [there]

@@ -51,3 +51,40 @@ def test_a_class_over_the_limit_is_found_even_inside_another() -> None:
     body = "\n".join(f"    x{index} = {index}" for index in range(MAX_CLASS_LINES))
     nested = "class Outer:\n    class Inner:\n" + body.replace("    ", "        ") + "\n"
     assert class_sizes(nested) == {"Outer": MAX_CLASS_LINES + 2, "Outer.Inner": MAX_CLASS_LINES + 1}
+
+
+def _classes(root: Path) -> dict[str, list[str]]:
+    """Every class defined at a module's top level, by name: where each is defined."""
+    found: dict[str, list[str]] = {}
+    for module in sorted(root.rglob("*.py")):
+        for node in ast.parse(module.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.ClassDef):
+                found.setdefault(node.name, []).append(module.relative_to(root.parent).as_posix())
+    return found
+
+
+def test_no_two_classes_share_a_name() -> None:
+    """A reader who meets `Lookup` or `DeadLetterQueue` knows which one it is: no two classes of
+    the package, the local stack or the benchmarks share a name."""
+    root = PACKAGE.parent
+    names: dict[str, list[str]] = {}
+    for tree in ("serverless_rps", "serverless_rps_local", "bench"):
+        for name, places in _classes(root / tree).items():
+            names.setdefault(name, []).extend(places)
+    shared = {name: places for name, places in names.items() if len(places) > 1}
+    assert shared == {}
+
+
+def test_the_processor_reads_in_one_sitting() -> None:
+    """Claim, lock, decide, commit, deliver: `MessageProcessor` stays within 200 lines; the reply's
+    life after the commit is the outbox's (outbox.py)."""
+    sizes = class_sizes((PACKAGE / "processing.py").read_text(encoding="utf-8"))
+    assert sizes["MessageProcessor"] <= 200
+
+
+@pytest.mark.parametrize("port", ["GameStore", "OutboxStore"])
+def test_each_store_port_has_at_most_ten_methods(port: str) -> None:
+    tree = ast.parse((PACKAGE / "ports.py").read_text(encoding="utf-8"))
+    [protocol] = [node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == port]
+    methods = [node.name for node in protocol.body if isinstance(node, ast.FunctionDef)]
+    assert 0 < len(methods) <= 10

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from serverless_rps.ports import CompletedRecord, GameStore, OtherSends, OutboundSms, SentSms
-from serverless_rps.reconciliation import CLOCK_SKEW_SECONDS, Lookup
+from serverless_rps.outbox import CLOCK_SKEW_SECONDS, LookBeforeResending
+from serverless_rps.ports import CompletedRecord, OtherSends, OutboundSms, OutboxStore, SentSms
 
 BOT = "+15550000000"
 ALICE = "+15551110001"
@@ -37,7 +37,7 @@ class Others:
         return self.sends
 
 
-NOBODY_ELSE: GameStore = Others(OtherSends(frozenset(), frozenset()))  # type: ignore[assignment]
+NOBODY_ELSE: OutboxStore = Others(OtherSends(frozenset(), frozenset()))  # type: ignore[assignment]
 
 
 def _sent(sid: str, at: float, body: str = AGAIN, to: str = ALICE, **changes: str | None) -> SentSms:
@@ -54,7 +54,7 @@ REPLY = OutboundSms(ALICE, BOT, AGAIN)
 
 def test_two_identical_replies_to_one_number_each_claim_their_own_sid() -> None:
     log = Listed(_sent("SM1", COMMITTED_AT), _sent("SM2", COMMITTED_AT + 1))
-    look = Lookup(log, NOBODY_ELSE, _record(REPLY, REPLY))
+    look = LookBeforeResending(log, NOBODY_ELSE, _record(REPLY, REPLY))
 
     assert look.already_sent(0) == "SM1"
     assert look.already_sent(1) == "SM2"
@@ -63,7 +63,7 @@ def test_two_identical_replies_to_one_number_each_claim_their_own_sid() -> None:
 
 def test_a_sid_the_record_already_holds_is_not_taken_again() -> None:
     log = Listed(_sent("SM1", COMMITTED_AT))
-    look = Lookup(log, NOBODY_ELSE, _record(REPLY, REPLY, delivered={0: "SM1"}))
+    look = LookBeforeResending(log, NOBODY_ELSE, _record(REPLY, REPLY, delivered={0: "SM1"}))
 
     assert look.already_sent(1) is None
 
@@ -75,42 +75,42 @@ def test_only_the_same_sender_body_and_direction_match() -> None:
         _sent("SMinbound", COMMITTED_AT, direction="inbound"),
         _sent("SMbob", COMMITTED_AT, to=BOB),
     )
-    assert Lookup(log, NOBODY_ELSE, _record(REPLY)).already_sent(0) is None
+    assert LookBeforeResending(log, NOBODY_ELSE, _record(REPLY)).already_sent(0) is None
 
 
 def test_a_message_from_before_the_first_attempt_began_is_someone_elses() -> None:
     # Another message's identical reply, sent well before this record's commit.
     log = Listed(_sent("SMearlier", COMMITTED_AT - CLOCK_SKEW_SECONDS - 1))
-    assert Lookup(log, NOBODY_ELSE, _record(REPLY)).already_sent(0) is None
+    assert LookBeforeResending(log, NOBODY_ELSE, _record(REPLY)).already_sent(0) is None
 
 
 def test_twilios_whole_seconds_and_a_small_clock_skew_are_allowed() -> None:
     log = Listed(_sent("SMskewed", COMMITTED_AT - CLOCK_SKEW_SECONDS))  # Twilio's clock a second behind
-    assert Lookup(log, NOBODY_ELSE, _record(REPLY)).already_sent(0) == "SMskewed"
+    assert LookBeforeResending(log, NOBODY_ELSE, _record(REPLY)).already_sent(0) == "SMskewed"
 
 
 def test_a_record_without_its_commit_time_is_never_matched() -> None:
     record = CompletedRecord("SMin", (REPLY,), {}, 0.0, (), None)
     log = Listed(_sent("SM1", COMMITTED_AT))
-    assert Lookup(log, NOBODY_ELSE, record).already_sent(0) is None
+    assert LookBeforeResending(log, NOBODY_ELSE, record).already_sent(0) is None
     assert log.requests == []
 
 
 def test_the_send_nearest_the_commit_is_taken_not_an_earlier_identical_reply() -> None:
     # Another message's identical reply a second before the commit, and ours in the commit's second.
     log = Listed(_sent("SMother", COMMITTED_AT - 1), _sent("SMours", COMMITTED_AT))
-    assert Lookup(log, NOBODY_ELSE, _record(REPLY)).already_sent(0) == "SMours"
+    assert LookBeforeResending(log, NOBODY_ELSE, _record(REPLY)).already_sent(0) == "SMours"
 
 
 def test_within_one_second_the_newest_is_taken() -> None:
     # Whole seconds: both look created at the commit; the list's order (newest first) decides.
     log = Listed(_sent("SMours", COMMITTED_AT + 0.2), _sent("SMother", COMMITTED_AT - 0.3))
     assert log.messages[0].sid == "SMours"
-    assert Lookup(log, NOBODY_ELSE, _record(REPLY)).already_sent(0) == "SMours"
+    assert LookBeforeResending(log, NOBODY_ELSE, _record(REPLY)).already_sent(0) == "SMours"
 
 
-def _lookup(log: Listed, others: Others, record: CompletedRecord) -> Lookup:
-    return Lookup(log, others, record)  # type: ignore[arg-type]
+def _lookup(log: Listed, others: Others, record: CompletedRecord) -> LookBeforeResending:
+    return LookBeforeResending(log, others, record)  # type: ignore[arg-type]
 
 
 def test_another_messages_identical_reply_not_yet_recorded_is_never_taken_for_ours() -> None:
@@ -151,3 +151,15 @@ def test_the_other_records_are_read_after_the_list() -> None:
     log = OrderedList(_sent("SM1", COMMITTED_AT))
     _lookup(log, Others(OtherSends(frozenset(), frozenset()), order), _record(REPLY)).already_sent(0)
     assert order == ["list", "store"]
+
+
+def test_the_other_records_are_read_only_when_the_list_holds_a_candidate() -> None:
+    # Nothing in the list could be ours (the earlier attempt died before sending it): the reply is
+    # sent, and the contact record's read, which could only have stopped a match, is not made.
+    order: list[str] = []
+    log = Listed(_sent("SMother", COMMITTED_AT, body="Another reply"))
+    look = _lookup(log, Others(OtherSends(frozenset(), frozenset()), order), _record(REPLY, REPLY))
+
+    assert (look.already_sent(0), look.already_sent(1)) == (None, None)
+    assert order == []
+    assert log.requests == [ALICE], "one list request per recipient"
