@@ -69,7 +69,7 @@ check: lint typecheck
 	$(PY) -m pytest tests/unit tests/protocol -m "not slow" -q -x $(PARALLEL)
 
 # The whole suite, both engines: run before stopping, and what CI runs.
-test: prerequisites lint typecheck sam
+test: prerequisites lint typecheck scan sam
 	$(PY) -m pytest $(PARALLEL)
 	$(MAKE) --no-print-directory test-dynamodb-local
 
