@@ -14,7 +14,7 @@ DEV := $(VENV)/.installed-dev
 SAM := .venv-sam/bin/sam
 SAM_ENV := PATH="$(CURDIR)/$(VENV)/bin:$$PATH" SAM_CLI_TELEMETRY=$${SAM_CLI_TELEMETRY:-0}
 
-.PHONY: play demo check test lint typecheck bench chaos explore clean dynamodb-local test-dynamodb-local mutants \
+.PHONY: play demo check test lint typecheck scan bench chaos explore clean dynamodb-local test-dynamodb-local mutants \
 	build deploy verify prerequisites sam
 
 $(PLAY): requirements.txt requirements-play.txt scripts/setup.sh
@@ -51,6 +51,13 @@ lint: $(DEV)
 typecheck: $(DEV)
 	$(VENV)/bin/mypy serverless_rps serverless_rps_local
 
+# checkov's CloudFormation checks on template.yaml, from its own environment (its pins clash with
+# ours, scripts/checkov-venv.sh): any failed check fails. Each skipped check says why in the
+# template, beside its resource; docs/deployment.md ("Security scan") lists them.
+scan:
+	bash scripts/checkov-venv.sh
+	bash scripts/scan-template.sh
+
 # Tests run on two processes (pytest-xdist), each module whole on one, so that a module's shared
 # fixture (a server, the exploration's reports) is made once; in the order tests/conftest.py puts
 # them (the longest first), not xdist's own (the most tests first, which started the exploration last).
@@ -62,7 +69,7 @@ check: lint typecheck
 	$(PY) -m pytest tests/unit tests/protocol -m "not slow" -q -x $(PARALLEL)
 
 # The whole suite, both engines: run before stopping, and what CI runs.
-test: prerequisites lint typecheck sam
+test: prerequisites lint typecheck scan sam
 	$(PY) -m pytest $(PARALLEL)
 	$(MAKE) --no-print-directory test-dynamodb-local
 
@@ -124,6 +131,6 @@ endif
 
 # Everything the project writes outside git: environments, builds, caches, game state, DynamoDB Local.
 clean:
-	rm -rf $(VENV) .venv-sam .aws-sam .pytest_cache .mypy_cache .ruff_cache .dynamodb-local .local-state \
+	rm -rf $(VENV) .venv-sam .venv-checkov .aws-sam .pytest_cache .mypy_cache .ruff_cache .dynamodb-local .local-state \
 		.mutants test-output
 	find . -path ./.git -prune -o -name __pycache__ -type d -prune -exec rm -rf {} +
