@@ -25,6 +25,9 @@ from serverless_rps_local.moto_rollback import light_transaction_rollback
 from serverless_rps_local.serialized_moto import SerializedMotoServer
 from tests.conftest import BOT_NUMBER, REGION, TABLES, FakeSms, create_tables, delete_tables, new_store
 
+# Slow: threads against one server, 30 trials.
+pytestmark = pytest.mark.slow
+
 TRIALS = 30
 # SQS would redeliver a failed message after its shortened visibility timeout; here, at once.
 MAX_DELIVERIES = 20

@@ -24,6 +24,9 @@ from serverless_rps.reply_budget import BudgetPolicy
 from tests.conftest import ALICE, BOB, CAROL, IN_PROGRESS_SECONDS, TABLES, FakeSms, Game, game_tables
 from tests.protocol.crashes import Crash, CrashInjector
 
+# Slow: each scenario again after every one of its calls.
+pytestmark = pytest.mark.slow
+
 
 @dataclass(frozen=True)
 class Scenario:
