@@ -64,9 +64,10 @@ scan:
 PARALLEL := -n 2 --dist loadscope --no-loadscope-reorder
 
 # The loop to run while working (README "Testing"): lint, types, and the fast tier of the unit and
-# protocol tests (everything not marked slow in tests/conftest.py), in under a minute.
+# protocol tests (every test not marked slow), in under a minute. It ends with its 15 slowest tests,
+# so that a slow test left in the fast tier shows at once: mark it slow (tests/conftest.py says how).
 check: lint typecheck
-	$(PY) -m pytest tests/unit tests/protocol -m "not slow" -q -x $(PARALLEL)
+	$(PY) -m pytest tests/unit tests/protocol -m "not slow" -q -x --durations=15 $(PARALLEL)
 
 # The whole suite, both engines: run before stopping, and what CI runs.
 test: prerequisites lint typecheck scan sam

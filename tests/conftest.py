@@ -21,7 +21,6 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import boto3
@@ -75,52 +74,51 @@ botocore.session.create_loader = functools.cache(botocore.loaders.create_loader)
 # import, it also reaches the simulation's worker processes, which import this module.
 install_expression_memory()
 
-# The slow tier: `pytest -m "not slow"` (`make check`) leaves these out; `make test` runs them all.
-# Marked by place, by what each costs (docs/reliability.md, "What the test run costs"): a path, or
-# a path and a part of the test's id, and why. Longest first: the files that hold slow tests run
-# first, in this order, so that on two processes (make test) the longest does not start last while
-# the other process idles.
-SLOW: tuple[tuple[str, str, str], ...] = (
-    ("tests/simulation/test_exploration.py", "", "explores every interleaving of twelve scenarios"),
-    ("tests/simulation/test_scheduler.py", "reduction_explores_every_schedule", "every schedule, unreduced"),
-    ("tests/simulation/test_mutants.py", "", "explores scenarios once per planted mutant"),
-    ("tests/chaos/test_chaos_soak.py", "", "real games on the local stack while workers are killed"),
-    ("tests/unit/test_template.py", "sam_build", "sam build: a pip install for arm64"),
-    ("tests/protocol/test_crash_matrix.py", "", "each scenario again after every one of its calls"),
-    ("tests/protocol/test_request_counts.py", "-19]", "19 pending games set up first"),
-    ("tests/protocol/test_request_counts.py", "[19]", "19 pending games set up first"),
-    ("tests/protocol/test_reply_budget.py", "flood_someone_else", "1,000 texts from one phone"),
-    ("tests/protocol/test_reply_budget.py", "bounded_too", "1,000 texts from a stranger"),
-    ("tests/protocol/test_reply_budget.py", "a_thousand", "1,000 texts"),
-    ("tests/protocol/test_reply_budget.py", "honest_fast_game", "a long game, text by text"),
-    ("tests/local/", "", "starts servers, processes and chromium"),
-    ("tests/docs/", "", "runs every documented command in a copy of the tree"),
-    ("tests/protocol/test_concurrency.py", "", "threads against one server, 30 trials"),
-    ("tests/protocol/test_erasure.py", "fifty_throws", "fifty games set up first"),
-    ("tests/protocol/test_sms_gateway.py", "lost_to_the_client_timeout", "the client's 5 s timeout"),
-    ("tests/protocol/test_sms_gateway_edges.py", "never_made", "the client's 5 s connect timeout"),
+# The slow tier is marked on the tests themselves (`pytestmark = pytest.mark.slow` in a module,
+# `@pytest.mark.slow` on a test, `pytest.param(..., marks=pytest.mark.slow)` on a case), each with
+# why: `make check` leaves them out (`-m "not slow"`), `make test` runs them all.
+#
+# The files that hold long tests run first, in this order, longest first, so that on two processes
+# (make test) the longest does not start last while the other process idles; the others follow in
+# pytest's order. tests/unit/test_run_order.py checks that every path here is a test file.
+LONGEST_FIRST: tuple[str, ...] = (
+    "tests/simulation/test_exploration.py",
+    "tests/simulation/test_scheduler.py",
+    "tests/simulation/test_mutants.py",
+    "tests/chaos/test_chaos_soak.py",
+    "tests/unit/test_template.py",
+    "tests/protocol/test_crash_matrix.py",
+    "tests/protocol/test_request_counts.py",
+    "tests/protocol/test_reply_budget.py",
+    "tests/local/test_browser.py",
+    "tests/local/test_cold_path.py",
+    "tests/local/test_dynamodb_local.py",
+    "tests/local/test_event_source.py",
+    "tests/local/test_find_chromium.py",
+    "tests/local/test_invoke.py",
+    "tests/local/test_moto_expressions.py",
+    "tests/local/test_moto_rollback.py",
+    "tests/local/test_operator_tool.py",
+    "tests/local/test_play_signals.py",
+    "tests/local/test_stack.py",
+    "tests/local/test_template.py",
+    "tests/local/test_twilio_api.py",
+    "tests/docs/test_documented_commands.py",
+    "tests/docs/test_local_page.py",
+    "tests/protocol/test_concurrency.py",
+    "tests/protocol/test_erasure.py",
+    "tests/protocol/test_sms_gateway.py",
+    "tests/protocol/test_sms_gateway_edges.py",
 )
 
 
-def _slow_rank(item: pytest.Item, root: Path) -> int:
-    """The item's row in SLOW, or len(SLOW) if it is not slow."""
-    place = item.path.relative_to(root).as_posix()
-    rows = (rank for rank, (path, part, _) in enumerate(SLOW) if place.startswith(path) and part in item.name)
-    return next(rows, len(SLOW))
-
-
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    ranks = {item.nodeid: _slow_rank(item, config.rootpath) for item in items}
-    file_ranks: dict[Path, int] = {}
-    for item in items:
-        if ranks[item.nodeid] < len(SLOW):
-            item.add_marker(pytest.mark.slow)
-        file_ranks[item.path] = min(file_ranks.get(item.path, len(SLOW)), ranks[item.nodeid])
     # Whole files move, each in its own order, so that a module's fixture is still made once. Only
     # on xdist's processes (make test): one process runs tests in the order it was given, and
     # mutmut gives each mutant's tests fastest first so that the first failure comes soon.
     if hasattr(config, "workerinput"):
-        items.sort(key=lambda item: file_ranks[item.path])
+        place = {path: rank for rank, path in enumerate(LONGEST_FIRST)}
+        items.sort(key=lambda item: place.get(item.path.relative_to(config.rootpath).as_posix(), len(place)))
     if ENGINE is not DynamoDbEngine.MOTO:
         _leave_out_what_never_reaches_dynamodb(config, items)
 

@@ -32,6 +32,9 @@ from typing import Any
 
 import pytest
 
+# Slow: runs every documented command in a copy of the tree.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 

@@ -6,9 +6,14 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from serverless_rps_local.cli import DEMO_SCRIPT
 from serverless_rps_local.stack import WEBHOOK_FUNCTION
 from serverless_rps_local.template import StackTemplate
+
+# Slow: starts the local stack and plays the demo.
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = (ROOT / "docs" / "local.md").read_text(encoding="utf-8")

@@ -19,7 +19,8 @@ from serverless_rps_local import dev_account
 from serverless_rps_local.browser import find_chromium, no_chromium_reason
 from serverless_rps_local.stack import LocalStack, StackOptions, repository_root
 
-pytestmark = pytest.mark.browser
+# Slow: tests/local, the local stack's tests, runs in make test and not in make check.
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
 CHROMIUM_ARGUMENTS = [
     "--headless",

@@ -5,9 +5,14 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from bench import cold_path
 from serverless_rps import replies
 from serverless_rps_local.stack import LocalStack, StackOptions
+
+# Slow: tests/local, the local stack's tests, runs in make test and not in make check.
+pytestmark = pytest.mark.slow
 
 
 def test_the_floor_makes_exactly_the_requests_the_game_handler_makes_for_a_first_help() -> None:

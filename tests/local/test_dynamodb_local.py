@@ -17,6 +17,9 @@ from serverless_rps_local.dynamodb_local import (
     selected_engine,
 )
 
+# Slow: tests/local, the local stack's tests, runs in make test and not in make check.
+pytestmark = pytest.mark.slow
+
 
 @pytest.mark.parametrize(
     ("value", "engine"),

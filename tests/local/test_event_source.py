@@ -23,6 +23,9 @@ from serverless_rps_local.aws import REGION, aws_client
 from serverless_rps_local.event_source import SqsEventSource, build_sqs_event
 from serverless_rps_local.lambda_runtime import Invocation, LocalFunction
 
+# Slow: tests/local, the local stack's tests, runs in make test and not in make check.
+pytestmark = pytest.mark.slow
+
 STANDIN_ROOT = Path(__file__).parent / "standin"
 MAX_RECEIVE_COUNT = 2
 

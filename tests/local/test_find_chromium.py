@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from serverless_rps_local.browser import find_chromium, no_chromium_reason
+
+# Slow: tests/local, the local stack's tests, runs in make test and not in make check.
+pytestmark = pytest.mark.slow
 
 
 def _program(path: Path, executable: bool = True) -> Path:

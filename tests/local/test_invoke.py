@@ -15,6 +15,9 @@ from serverless_rps_local.invoke import InvocationReport, event_mismatch, invoke
 from serverless_rps_local.saved_state import StateDirectory
 from serverless_rps_local.stack import GAME_FUNCTION, WEBHOOK_FUNCTION, repository_root
 
+# Slow: tests/local, the local stack's tests, runs in make test and not in make check.
+pytestmark = pytest.mark.slow
+
 EVENTS = repository_root() / "events"
 SQS_EVENTS = sorted(EVENTS.glob("sqs-*.json"))
 HELP_SID = "SM00000000000000000000000000000001"

@@ -19,6 +19,9 @@ from serverless_rps_local.moto_expressions import (
     stock_expressions,
 )
 
+# Slow: tests/local, the local stack's tests, runs in make test and not in make check.
+pytestmark = pytest.mark.slow
+
 REGION = "us-east-1"
 KEY = {"id": {"S": "alice"}}
 

@@ -13,6 +13,9 @@ from moto import mock_aws
 
 from serverless_rps_local.moto_rollback import light_transaction_rollback
 
+# Slow: tests/local, the local stack's tests, runs in make test and not in make check.
+pytestmark = pytest.mark.slow
+
 REGION = "us-east-1"
 
 

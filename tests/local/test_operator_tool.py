@@ -12,11 +12,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from serverless_rps import replies
 from serverless_rps.admin.verify import FICTIONAL_PHONE
 from serverless_rps_local import dev_account
 from serverless_rps_local.in_process import sqs_event, sqs_record
 from serverless_rps_local.stack import GAME_FUNCTION, OPERATOR_ENVIRONMENT, LocalStack, StackOptions
+
+# Slow: tests/local, the local stack's tests, runs in make test and not in make check.
+pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[2]
 PHONE = dev_account.FIRST_PHONE_NUMBERS[0]

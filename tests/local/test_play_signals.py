@@ -27,6 +27,9 @@ from serverless_rps_local import dev_account
 from serverless_rps_local.lambda_runtime import LocalFunction
 from serverless_rps_local.saved_state import STATE_DIRECTORY_VARIABLE, StateDirectory, local_stack_running
 
+# Slow: tests/local, the local stack's tests, runs in make test and not in make check.
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[2]
 ALICE = dev_account.FIRST_PHONE_NUMBERS[0]
 

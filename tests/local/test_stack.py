@@ -18,6 +18,9 @@ from serverless_rps_local.saved_state import StateDirectory, StateInUse
 from serverless_rps_local.simulator import inbound_parameters
 from serverless_rps_local.stack import LocalStack, StackOptions
 
+# Slow: tests/local, the local stack's tests, runs in make test and not in make check.
+pytestmark = pytest.mark.slow
+
 REPLY_TIMEOUT = 60
 PROGRAM = replies.Program()  # the template's ProgramName and SupportContact defaults
 WELCOME = replies.opt_in_confirmation(PROGRAM)  # the first reply a phone ever gets, and START's

@@ -13,6 +13,9 @@ from serverless_rps_local.aws import aws_client, provision
 from serverless_rps_local.stack import repository_root
 from serverless_rps_local.template import StackTemplate, Unresolvable, resolve
 
+# Slow: tests/local, the local stack's tests, runs in make test and not in make check.
+pytestmark = pytest.mark.slow
+
 FIXTURE = Path(__file__).parent / "fixtures" / "template.yaml"
 
 

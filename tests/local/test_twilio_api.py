@@ -13,6 +13,9 @@ from twilio.rest import Client
 from serverless_rps.sms_gateway import RedirectingHttpClient
 from serverless_rps_local.twilio_api import LocalTwilioApi, count_segments
 
+# Slow: tests/local, the local stack's tests, runs in make test and not in make check.
+pytestmark = pytest.mark.slow
+
 ACCOUNT_SID = "AC" + "0" * 32
 AUTH_TOKEN = "test-auth-token"
 SERVICE_NUMBER = "+15550100000"

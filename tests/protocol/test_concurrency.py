@@ -33,6 +33,9 @@ from tests.conftest import (
     new_store,
 )
 
+# Slow: threads against one server, 30 trials.
+pytestmark = pytest.mark.slow
+
 TRIALS = 30
 # SQS would redeliver a failed message after its shortened visibility timeout; here, at once.
 MAX_DELIVERIES = 20

@@ -33,6 +33,9 @@ from tests.conftest import (
 )
 from tests.protocol.crashes import Crash, CrashInjector
 
+# Slow: each scenario again after every one of its calls.
+pytestmark = pytest.mark.slow
+
 
 @dataclass(frozen=True)
 class Scenario:

@@ -69,6 +69,7 @@ def test_the_leaderboard_keeps_no_number_and_loses_the_quitters_line(game: Game)
     assert game.sms.last(BOB) == replies.top([])
 
 
+@pytest.mark.slow  # fifty games set up first
 def test_a_ranked_player_with_fifty_throws_waiting_on_them_still_opts_out_in_one_transaction(
     game: Game,
 ) -> None:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from serverless_rps import replies
 from serverless_rps.game_store import CONTACT_PREFIX
 from tests.conftest import ALICE, BOB, STRANGER, TABLES, Game
@@ -32,6 +34,7 @@ def _flood(game: Game, clock: Any, phone: str, bodies: list[str]) -> None:
         clock.tick(TEN_MINUTES / FLOOD)
 
 
+@pytest.mark.slow  # 1,000 texts
 def test_a_thousand_texts_in_ten_minutes_cost_at_most_a_hundred_replies(game: Game, clock: Any) -> None:
     game.register((ALICE, "alice"))
     sent_before = len(game.sms.to(ALICE))
@@ -43,12 +46,14 @@ def test_a_thousand_texts_in_ten_minutes_cost_at_most_a_hundred_replies(game: Ga
     assert len(_notices(game, ALICE)) == 1, "one short notice, then silence"
 
 
+@pytest.mark.slow  # 1,000 texts
 def test_a_stranger_is_bounded_too(game: Game, clock: Any) -> None:
     _flood(game, clock, STRANGER, ["hello", "help"])
     assert len(game.sms.to(STRANGER)) <= 100
     assert len(_notices(game, STRANGER)) == 1
 
 
+@pytest.mark.slow  # 1,000 texts
 def test_a_phone_cannot_use_the_bot_to_flood_someone_else(game: Game, clock: Any) -> None:
     # Each round makes a new challenge notice to bob: throw at him, opt out (which drops the throw),
     # come back under a name. Opting out and back in must not reset alice's own budget either.
@@ -76,6 +81,7 @@ def test_after_the_notice_the_phone_is_heard_again_once_its_budget_has_drained(
     assert game.sms.last(ALICE) == replies.help_overview()
 
 
+@pytest.mark.slow  # a long game, text by text
 def test_an_honest_fast_game_is_answered_in_full(game: Game, clock: Any) -> None:
     game.register((ALICE, "alice"), (BOB, "bob"))
     expected = {ALICE: len(game.sms.to(ALICE)), BOB: len(game.sms.to(BOB))}

@@ -90,6 +90,7 @@ def test_an_unreachable_api_is_transient(closed_port: int) -> None:
     assert not failed.value.maybe_sent, "no connection was made: Twilio never saw it"
 
 
+@pytest.mark.slow  # waits out the client's 5 s timeout
 def test_an_answer_lost_to_the_client_timeout_may_have_been_sent(twilio: LocalTwilioApi) -> None:
     gateway = TwilioSmsGateway(TWILIO_ACCOUNT, TWILIO_TOKEN, twilio.base_url)
     twilio.stall_next(seconds=8, accept=True)  # past the client's 5 s timeout, after accepting it

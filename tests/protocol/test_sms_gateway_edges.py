@@ -56,6 +56,7 @@ def test_a_connection_dropped_after_the_request_was_sent_may_have_been_sent(hang
     assert failed.value.maybe_sent, "Twilio may have taken it before the connection dropped"
 
 
+@pytest.mark.slow  # waits out the client's 5 s connect timeout
 def test_a_connection_never_made_certainly_did_not_send() -> None:
     """A listener whose queue of connections is full: the connect times out, nothing was sent."""
     with socket.create_server(("127.0.0.1", 0), backlog=0) as server:

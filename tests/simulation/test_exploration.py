@@ -34,8 +34,8 @@ SAMPLE_BOUNDS: dict[str, int | None] = {
 JOBS = 2
 # The sample takes under 2 minutes on two idle cores and is charged to the first test that asks
 # for the fixture; on a machine busy with other work it has taken over the suite's 5-minute default.
-# A hang is still caught, later.
-pytestmark = pytest.mark.timeout(1200)
+# A hang is still caught, later. Slow: it explores every interleaving of twelve scenarios.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
 
 
 @pytest.fixture(scope="module")

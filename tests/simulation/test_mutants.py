@@ -12,6 +12,9 @@ from tests.simulation.explore import Explorer, format_schedule
 from tests.simulation.harness import Harness
 from tests.simulation.scenarios import scenario_named
 
+# Slow: explores scenarios once per planted mutant.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def harness() -> Iterator[Harness]:

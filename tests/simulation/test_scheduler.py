@@ -126,6 +126,7 @@ REDUCTION_CASES = (
 )
 
 
+@pytest.mark.slow  # every schedule, unreduced
 @pytest.mark.parametrize("scenario", REDUCTION_CASES, ids=[case.name for case in REDUCTION_CASES])
 def test_the_partial_order_reduction_explores_every_schedule_the_plain_search_does(
     harness: Harness, scenario: Scenario
