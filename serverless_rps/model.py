@@ -6,14 +6,16 @@ is an argument). game_store/ stores them (items.py has their item formats).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import hashlib
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from serverless_rps.rules import Move
 
 __all__ = [
-    "LEADERBOARD",
-    "LOBBY",
+    "LEADERBOARD_SHARDS",
+    "LOBBY_SHARDS",
+    "SHARDS",
     "SHARED_KEY_PREFIX",
     "Challenge",
     "LastOpponent",
@@ -25,7 +27,9 @@ __all__ = [
     "Player",
     "Ranking",
     "SharedRecord",
+    "board_shard",
     "is_shared_key",
+    "lobby_shard",
     "shared_record",
 ]
 
@@ -74,9 +78,9 @@ class Player:
     # Set when a result put the player on the leaderboard, never cleared when someone overtakes
     # them (their record is not locked then): an opt-out locks the board only when this is set.
     ranked: bool = False
-    # Set when the player's lobby throw waits for a stranger, cleared when the lobby pairs them:
-    # the lobby holds their phone, so an opt-out locks it when this is set. Left set when the
-    # entry expired and someone else took the lobby (harmless: the opt-out finds nothing there).
+    # Set when the player's lobby throw waits for a stranger (in their phone's shard, `lobby_shard`),
+    # cleared when the lobby pairs them or another throw replaces their expired entry: the lobby
+    # holds their phone, so an opt-out locks that shard when this is set.
     in_lobby: bool = False
 
     def pruned(self, now: float) -> Player:
@@ -111,13 +115,36 @@ class Player:
 # They sort after every E.164 number ("+..."), so a message locks them last, once the players it
 # holds say it must: the canonical lock order (players ascending, then shared records) holds.
 SHARED_KEY_PREFIX = "~"
-LEADERBOARD = SHARED_KEY_PREFIX + "leaderboard"
-LOBBY = SHARED_KEY_PREFIX + "lobby"
+
+# The leaderboard and the lobby are each split in SHARDS items, so that a crowd does not queue on
+# one item: every result locks the leaderboard and every lobby throw the lobby, from the lock to
+# the commit. A player's line lives in the shard of their player id, their lobby entry in the
+# shard of their phone: each always in the same one, found without a read. Two digits, so that
+# the keys' order (the lock order) is the shards' order. Changing SHARDS moves lines and entries:
+# it is a migration (docs/protocol.md, "Shards").
+SHARDS = 16
+LEADERBOARD_SHARDS = tuple(f"{SHARED_KEY_PREFIX}leaderboard#{shard:02d}" for shard in range(SHARDS))
+LOBBY_SHARDS = tuple(f"{SHARED_KEY_PREFIX}lobby#{shard:02d}" for shard in range(SHARDS))
 
 
 def is_shared_key(key: str) -> bool:
     """A shared record's key, not a phone's: no E.164 number starts with `~`."""
     return key.startswith(SHARED_KEY_PREFIX)
+
+
+def _shard_of(text: str) -> int:
+    # A hash that is the same in every process and release (Python's own `hash` is salted).
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:4], "big") % SHARDS
+
+
+def board_shard(player_id: str) -> str:
+    """The leaderboard shard that holds this player's line, if they have one."""
+    return LEADERBOARD_SHARDS[_shard_of(player_id)]
+
+
+def lobby_shard(phone: str) -> str:
+    """The lobby shard where this phone's lobby throw waits, if it waits."""
+    return LOBBY_SHARDS[_shard_of(phone)]
 
 
 @dataclass(frozen=True)
@@ -160,6 +187,13 @@ class Leaderboard:
     def ranks(self, player_id: str) -> bool:
         return any(entry.player_id == player_id for entry in self.rankings)
 
+    @staticmethod
+    def merged(shards: Iterable[Leaderboard], size: int) -> Leaderboard:
+        """The whole board from its shards: each shard keeps the best `size` of its own players,
+        so the best `size` of all are among them."""
+        lines = [entry for shard in shards for entry in shard.rankings]
+        return Leaderboard(tuple(sorted(lines, key=lambda ranking: ranking.order))[:size])
+
 
 @dataclass(frozen=True)
 class LobbyEntry:
@@ -188,9 +222,9 @@ SharedRecord = Leaderboard | Lobby
 
 def shared_record(key: str) -> SharedRecord:
     """The empty record for a shared key (what a lock on a missing one holds)."""
-    if key == LEADERBOARD:
+    if key in LEADERBOARD_SHARDS:
         return Leaderboard()
-    if key == LOBBY:
+    if key in LOBBY_SHARDS:
         return Lobby()
     raise ValueError(f"no shared record is called {key!r}")
 

@@ -33,7 +33,7 @@ from moto import mock_aws
 
 from serverless_rps.bootstrap import Engine
 from serverless_rps.exceptions import SmsPermanentlyRefused, SmsTemporarilyFailed
-from serverless_rps.game import Limits
+from serverless_rps.game import Limits, lobby_shard
 from serverless_rps.game_store import DynamoGameStore
 from serverless_rps.observability import logger
 from serverless_rps.outbox import Outbox
@@ -142,6 +142,13 @@ ALICE = "+15551110001"
 BOB = "+15552220002"
 CAROL = "+15553330003"
 STRANGER = "+15554440004"  # a phone the tests never register
+
+
+def neighbours(phone: str, count: int) -> list[str]:
+    """`count` phones whose lobby throws wait in `phone`'s lobby shard (model.lobby_shard): a
+    crowd that meets in one shard, as every lobby throw did before the lobby was sharded."""
+    found = (f"+1555660{index:04d}" for index in range(10_000))
+    return [other for other in found if lobby_shard(other) == lobby_shard(phone)][:count]
 
 
 @pytest.fixture(autouse=True, scope="session")

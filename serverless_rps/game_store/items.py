@@ -15,8 +15,8 @@ from decimal import Decimal
 from typing import Any
 
 from serverless_rps.game import (
-    LEADERBOARD,
-    LOBBY,
+    LEADERBOARD_SHARDS,
+    LOBBY_SHARDS,
     Challenge,
     LastOpponent,
     Leaderboard,
@@ -111,7 +111,7 @@ def shared_to_item(key: str, record: SharedRecord) -> dict[str, Any]:
 
 
 def shared_from_item(key: str, item: dict[str, Any]) -> SharedRecord:
-    if key == LOBBY:
+    if key in LOBBY_SHARDS:
         waiting = item.get("waiting", {}).get("M")
         if waiting is None:
             return Lobby()
@@ -124,7 +124,7 @@ def shared_from_item(key: str, item: dict[str, Any]) -> SharedRecord:
                 float(waiting["expires_epoch_timestamp"]["N"]),
             )
         )
-    if key != LEADERBOARD:
+    if key not in LEADERBOARD_SHARDS:
         return shared_record(key)  # raises for an unknown key
     return Leaderboard(
         tuple(

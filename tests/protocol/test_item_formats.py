@@ -14,7 +14,7 @@ from typing import Any
 from boto3.dynamodb.types import TypeDeserializer
 
 from serverless_rps import replies
-from serverless_rps.game import LEADERBOARD, LOBBY, Limits
+from serverless_rps.game import Limits, board_shard, lobby_shard
 from serverless_rps.parsing import nickname_skeleton
 from tests.conftest import ALICE, BOB, COMPLETED_SECONDS, LEASE_SECONDS, STRANGER, TABLES, Game
 
@@ -143,8 +143,9 @@ def test_the_lobby_holds_the_waiting_stranger_and_the_leaderboard_the_results(ga
     game.text(ALICE, "rock")
     alice = _plain(game.player(ALICE))
     assert alice["in_lobby"] is True
-    assert _plain(game.player(LOBBY)) == {
-        "phone_number": LOBBY,
+    lobby = lobby_shard(ALICE)  # the shard of alice's phone: "~lobby#06"
+    assert _plain(game.player(lobby)) == {
+        "phone_number": lobby,
         "waiting": {
             "phone_number": ALICE,
             "player_id": alice["player_id"],
@@ -155,10 +156,11 @@ def test_the_lobby_holds_the_waiting_stranger_and_the_leaderboard_the_results(ga
     }
 
     game.text(BOB, "paper")
-    assert _plain(game.player(LOBBY)) == {"phone_number": LOBBY}, "the pair left the lobby"
+    assert _plain(game.player(lobby)) == {"phone_number": lobby}, "the pair left the lobby"
     bob = _plain(game.player(BOB))
-    assert _plain(game.player(LEADERBOARD)) == {
-        "phone_number": LEADERBOARD,
+    board = board_shard(bob["player_id"])  # the shard of bob's line: "~leaderboard#NN"
+    assert _plain(game.player(board)) == {
+        "phone_number": board,
         "rankings": [
             {
                 "player_id": bob["player_id"],

@@ -29,7 +29,7 @@ from serverless_rps.exceptions import (
     RetryLater,
     StoreUnavailable,
 )
-from serverless_rps.game import LEADERBOARD, LOBBY, Decision
+from serverless_rps.game import LEADERBOARD_SHARDS, LOBBY_SHARDS, Decision
 from serverless_rps.game_store.delivery_status import DeliveryStatus, DeliveryStatusRecords
 from serverless_rps.ports import SENDING, CompletedRecord, OutboundSms
 from tests.conftest import (
@@ -166,7 +166,7 @@ STEPS: list[tuple[str, str, Setup]] = [
     ("look up a nickname", "GetItem", lambda game: lambda: game.store.nickname_holder("bob")),
     ("read a player", "GetItem", lambda game: lambda: game.store.get_player(ALICE)),
     ("read players", "BatchGetItem", lambda game: lambda: game.store.get_players([ALICE, BOB])),
-    ("read a shared record", "GetItem", lambda game: lambda: game.store.get_shared(LEADERBOARD)),
+    ("read shared records", "BatchGetItem", lambda game: lambda: game.store.get_shared(LEADERBOARD_SHARDS)),
     ("lock a player", "UpdateItem", lambda game: lambda: game.store.lock(ALICE, "l1", time.time())),
     # A phone without a player record keeps its reply budget on its contact record.
     ("read a contact", "GetItem", lambda game: lambda: game.store.lock(STRANGER, "l1", time.time())),
@@ -219,17 +219,26 @@ def test_the_shared_records_and_a_strangers_budget_are_read_strongly_consistentl
     reads: list[tuple[str, bool]] = []
 
     def note_read(params: dict[str, Any], **_: Any) -> None:
-        [key] = params["Key"].values()
-        reads.append((key["S"], bool(params.get("ConsistentRead"))))
+        if "Key" in params:
+            [key] = params["Key"].values()
+            reads.append((key["S"], bool(params.get("ConsistentRead"))))
+        for request in params.get("RequestItems", {}).values():
+            for keys in request["Keys"]:
+                [key] = keys.values()
+                reads.append((key["S"], bool(request.get("ConsistentRead"))))
 
-    game.dynamodb.meta.events.register("provide-client-params.dynamodb.GetItem", note_read)
+    events = ("provide-client-params.dynamodb.GetItem", "provide-client-params.dynamodb.BatchGetItem")
+    for event in events:
+        game.dynamodb.meta.events.register(event, note_read)
     try:
         for sender, body in ((STRANGER, "hello"), (ALICE, "rock"), (BOB, "paper"), (ALICE, "top")):
             game.text(sender, body)
     finally:
-        game.dynamodb.meta.events.unregister("provide-client-params.dynamodb.GetItem", note_read)
+        for event in events:
+            game.dynamodb.meta.events.unregister(event, note_read)
     assert game.sms.last(ALICE) == replies.top_unranked([("bob", 1)]), "alice lost: not ranked"
-    assert {LOBBY, LEADERBOARD, game.store.contact_id(STRANGER)} <= {key for key, _ in reads}
+    shared = {*LOBBY_SHARDS, *LEADERBOARD_SHARDS}
+    assert {*shared, game.store.contact_id(STRANGER)} <= {key for key, _ in reads}
     assert all(consistent for _, consistent in reads), reads
 
 
