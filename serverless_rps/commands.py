@@ -235,20 +235,25 @@ def _rematch_decide(command: Rematch, facts: Facts) -> Decision:
 
 
 def _lobby_look_up(command: LobbyThrow, sender: str, reads: Reads, now: float) -> LookedUp:
-    """Read every lobby shard without a lock, and choose where to play: my own phone's shard if
-    someone else waits there; else another shard where someone waits, the first after mine in
-    the shards' order (so that senders whose shards are empty spread over the waiting ones);
-    else my own shard, to wait in. Lock whoever the chosen shard names (another phone), with me.
+    """Read every lobby shard (room) without a lock, and choose where to play: my own room (my
+    phone's shard) if someone else waits there; else the first other room, after mine in the
+    rooms' order, where someone has waited alone for LOBBY_SWEEP_SECONDS; else my own room, to
+    wait in. Lock whoever the chosen room names (another phone), with me.
 
-    Two strangers who throw within the same instant, while nobody waits, both wait, each in their
-    own shard: the next lobby throw from anyone plays one of them (docs/protocol.md, "Shards")."""
-    shards = reads.get_shared(LOBBY_SHARDS)
+    Only a waiter that old is played from another room: any attempt that began by now has
+    committed (its lease is shorter), so every throw sees the same old waiters, and throws
+    decide as if they came one at a time. Two strangers of different rooms who throw within
+    that time of each other both wait: the next throw after it plays one of them."""
+    rooms = reads.get_shared(LOBBY_SHARDS)
     home = lobby_shard(sender)
     start = LOBBY_SHARDS.index(home)
-    ordered = [*LOBBY_SHARDS[start:], *LOBBY_SHARDS[:start]]
-    playing = [key for key in ordered if _live_stranger(shards[key], sender, now) is not None]
-    chosen = playing[0] if playing else home
-    lobby = shards[chosen]
+    elsewhere = [*LOBBY_SHARDS[start + 1 :], *LOBBY_SHARDS[:start]]
+    home_waiter = _waiting(rooms[home], now)
+    left_waiting = [key for key in elsewhere if _waiting(rooms[key], now, alone=True) is not None]
+    chosen = left_waiting[0] if (home_waiter is None or home_waiter == sender) and left_waiting else home
+    if home_waiter == sender:
+        chosen = home  # already waiting: the answer is mine to give, from my own room
+    lobby = rooms[chosen]
     assert isinstance(lobby, Lobby)
     waiting = lobby.waiting
     # An expired entry is locked too if it is someone else's: its player no longer waits.
@@ -259,11 +264,13 @@ def _lobby_look_up(command: LobbyThrow, sender: str, reads: Reads, now: float) -
     )
 
 
-def _live_stranger(record: SharedRecord, sender: str, now: float) -> str | None:
-    """The phone of someone other than `sender` waiting live in a lobby shard, as read (the lock
-    and `check` settle whether they still do)."""
-    waiting = record.live(now) if isinstance(record, Lobby) else None
-    return waiting.phone if waiting is not None and waiting.phone != sender else None
+def _waiting(record: SharedRecord, now: float, *, alone: bool = False) -> str | None:
+    """The phone waiting live in a lobby room, as read (the lock and `check` settle whether it
+    still does); with `alone`, only one that has waited long enough to be played from any room."""
+    if not isinstance(record, Lobby):
+        return None
+    waiting = record.left_waiting(now) if alone else record.live(now)
+    return waiting.phone if waiting is not None else None
 
 
 def _lobby(facts: Facts) -> Lobby | None:
@@ -296,11 +303,11 @@ def _lobby_unchanged(command: LobbyThrow, facts: Facts) -> None:
     if _lobby(facts) != _lobby_as_read(facts):
         raise StaleRead("someone else's lobby throw came first")
     stranger = _stranger(facts)
-    waiting = _lobby_as_read(facts).live(facts.now)
+    waiting = _lobby_as_read(facts).left_waiting(facts.now)
     away = facts.looked_up.lobby != lobby_shard(facts.sender)
     if away and (waiting is None or stranger is None or stranger.player_id != waiting.player_id):
-        # Another shard is only ever played in, never waited in: its stranger must still be there.
-        raise StaleRead("the stranger chosen in another shard no longer waits there")
+        # Another room is only ever played in, never waited in: its stranger must still be there.
+        raise StaleRead("the stranger chosen in another room no longer waits there")
 
 
 def _stranger(facts: Facts) -> Player | None:

@@ -22,6 +22,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from serverless_rps.model import LOBBY_SWEEP_SECONDS
 from serverless_rps.replies import Program
 
 __all__ = [
@@ -154,6 +155,12 @@ class GameSettings:
             raise ConfigurationError("LOCK_LEASE_SECONDS must exceed FUNCTION_TIMEOUT_SECONDS")
         if self.in_progress_expiry_seconds < self.function_timeout_seconds:
             raise ConfigurationError("IN_PROGRESS_EXPIRY_SECONDS must be >= FUNCTION_TIMEOUT_SECONDS")
+        if self.lock_lease_seconds + self.lock_wait_seconds >= LOBBY_SWEEP_SECONDS:
+            # A lobby throw plays a waiter of another room only once every attempt that could
+            # still commit without seeing it is over (model.LOBBY_SWEEP_SECONDS).
+            raise ConfigurationError(
+                f"LOCK_LEASE_SECONDS + LOCK_WAIT_SECONDS must be under {LOBBY_SWEEP_SECONDS:g}"
+            )
         if self.reply_budget_burst < 1 or self.reply_budget_per_hour < 1:
             raise ConfigurationError("REPLY_BUDGET_BURST and REPLY_BUDGET_PER_HOUR must be at least 1")
 

@@ -304,7 +304,9 @@ def lobby_throw(
     home = lobby_shard(me.phone)
     if key != home:
         raise ValueError("a lobby throw waits only in its own phone's shard")
-    entry = LobbyEntry(me.phone, me.player_id, me.display_name, move, now + limits.challenge_expiry_seconds)
+    entry = LobbyEntry(
+        me.phone, me.player_id, me.display_name, move, now + limits.challenge_expiry_seconds, now
+    )
     players: dict[str, Player | None] = {me.phone: replace(me, in_lobby=True)}
     if stranger is not None and stranger.in_lobby:
         players[stranger.phone] = replace(stranger, in_lobby=False)

@@ -15,6 +15,7 @@ from serverless_rps.rules import Move
 __all__ = [
     "LEADERBOARD_SHARDS",
     "LOBBY_SHARDS",
+    "LOBBY_SWEEP_SECONDS",
     "SHARDS",
     "SHARED_KEY_PREFIX",
     "Challenge",
@@ -143,8 +144,16 @@ def board_shard(player_id: str) -> str:
 
 
 def lobby_shard(phone: str) -> str:
-    """The lobby shard where this phone's lobby throw waits, if it waits."""
+    """The lobby shard where this phone's lobby throw waits, if it waits: its room."""
     return LOBBY_SHARDS[_shard_of(phone)]
+
+
+# A lobby throw plays whoever waits in its own room (its phone's shard); someone left waiting
+# alone in another room for this long is played by the next throw from any room. Longer than any
+# attempt can take from its read to its commit (the lock lease, config.py checks, plus the wait
+# for a lock), so that every throw sees such a waiter, and the lobby behaves as if its throws came
+# one at a time (docs/protocol.md, "Shards").
+LOBBY_SWEEP_SECONDS = 30.0
 
 
 @dataclass(frozen=True)
@@ -205,6 +214,7 @@ class LobbyEntry:
     display_name: str
     move: Move
     expires_at: float
+    since: float  # when the throw began to wait
 
 
 @dataclass(frozen=True)
@@ -215,6 +225,11 @@ class Lobby:
 
     def live(self, now: float) -> LobbyEntry | None:
         return self.waiting if self.waiting is not None and self.waiting.expires_at > now else None
+
+    def left_waiting(self, now: float) -> LobbyEntry | None:
+        """The live entry, if it has waited alone long enough to be played from any room."""
+        waiting = self.live(now)
+        return waiting if waiting is not None and now - waiting.since >= LOBBY_SWEEP_SECONDS else None
 
 
 SharedRecord = Leaderboard | Lobby

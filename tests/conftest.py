@@ -376,6 +376,9 @@ class Game:
         self.sms = sms
         self.strict = RequestsDynamoDbWouldRefuse(dynamodb)
         self.store = new_store(dynamodb)
+        # Ids from a counter (player ids decide which leaderboard shard holds a line): the same
+        # game played twice has the same ids, and drivers sharing tables keep apart by prefix.
+        ids = itertools.count(1)
         self.engine = new_engine(
             self.store,
             sms,
@@ -383,6 +386,7 @@ class Game:
             lock_wait_seconds=0.2,
             sleep=lambda _: None,
             budget=budget or BudgetPolicy(),
+            new_id=lambda: f"{sid_prefix}{next(ids):031x}",
         )
         self.processor = self.engine.processor
         self._sids = itertools.count(1)

@@ -88,6 +88,7 @@ def shared_to_item(key: str, record: SharedRecord) -> dict[str, Any]:
                     "display_name": {"S": waiting.display_name},
                     "move": {"S": waiting.move.value},
                     "expires_epoch_timestamp": number(waiting.expires_at),
+                    "since": number(waiting.since),
                 }
             }
         return item
@@ -122,6 +123,7 @@ def shared_from_item(key: str, item: dict[str, Any]) -> SharedRecord:
                 waiting["display_name"]["S"],
                 Move(waiting["move"]["S"]),
                 float(waiting["expires_epoch_timestamp"]["N"]),
+                float(waiting["since"]["N"]),
             )
         )
     if key not in LEADERBOARD_SHARDS:

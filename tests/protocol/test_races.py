@@ -11,6 +11,7 @@ import pytest
 from serverless_rps import replies
 from serverless_rps.exceptions import ReadsKeptChanging
 from serverless_rps.game import LOBBY_SHARDS, lobby_shard
+from serverless_rps.model import LOBBY_SWEEP_SECONDS
 from serverless_rps.processing import Result
 from serverless_rps.rules import Move, Outcome
 from tests.conftest import ALICE, BOB, CAROL, TABLES, Game, neighbours
@@ -99,13 +100,13 @@ def test_a_lobby_throw_that_lands_between_our_read_and_our_lock_is_played_not_ov
     assert game.sms.last(neighbour) == replies.lobby_result(Outcome.LOSS, Move.ROCK, Move.PAPER, "alice")
 
 
-def test_two_strangers_who_cross_in_different_shards_both_wait_and_the_next_throw_plays_one(
-    game: Game,
+def test_a_stranger_in_another_room_is_played_once_left_waiting_alone_for_the_sweep(
+    game: Game, clock: Any
 ) -> None:
-    """The lobby's one gap (docs/protocol.md, "Shards"): while nobody waits, two lobby throws in
-    the same instant, from phones of different shards, each wait in their own shard. Neither is
-    lost: the next lobby throw, from anyone, plays one of them."""
-    assert lobby_shard(ALICE) != lobby_shard(BOB)
+    """Rooms (docs/protocol.md, "Shards"): within LOBBY_SWEEP_SECONDS of each other, strangers of
+    different rooms both wait, as if they came one at a time, however their reads and locks
+    interleave; once a waiter has been alone that long, the next throw from any room plays them."""
+    assert len({lobby_shard(ALICE), lobby_shard(BOB), lobby_shard(CAROL)}) == 3
     game.register((ALICE, "alice"), (BOB, "bob"), (CAROL, "carol"))
     other = Game(game.dynamodb, game.sms, sid_prefix="9")
     _after_lobby_reads(game, [lambda: other.text(BOB, "throw rock")])
@@ -113,6 +114,7 @@ def test_two_strangers_who_cross_in_different_shards_both_wait_and_the_next_thro
     assert game.sms.last(ALICE) == replies.lobby_waiting(Move.PAPER)
     assert game.sms.last(BOB) == replies.lobby_waiting(Move.ROCK)
 
+    clock.tick(LOBBY_SWEEP_SECONDS)
     game.text(CAROL, "scissors")
 
     played = [phone for phone in (ALICE, BOB) if "carol" in game.sms.last(phone)]

@@ -315,7 +315,7 @@ def test_opt_out_takes_the_players_line_off_the_board() -> None:
 
 def test_the_leaderboard_and_the_lobby_each_take_a_goodbyes_place_in_the_opt_outs_transaction() -> None:
     bob_threw, alice_challenged = _thrown(bob, replace(alice, ranked=True, in_lobby=True), Move.ROCK)
-    lobby = Lobby(LobbyEntry(ALICE, "alice-1", "Alice", Move.PAPER, NOW + DAY))
+    lobby = Lobby(LobbyEntry(ALICE, "alice-1", "Alice", Move.PAPER, NOW + DAY, NOW))
     limits = replace(LIMITS, max_opt_out_writes=3)  # alice and bob: room for one more item
     goodbye = (Reply(BOB, replies.opponent_left("Alice")),)
     assert game.opt_out(ALICE, alice_challenged, {BOB: bob_threw}, NOW, limits).replies == goodbye
@@ -422,7 +422,7 @@ def test_a_players_line_and_lobby_entry_each_have_one_shard_found_without_a_read
 
 
 def test_a_lobby_throw_from_a_phone_without_a_nickname_is_refused() -> None:
-    lobby = Lobby(LobbyEntry(BOB, "bob-1", "Bob", Move.ROCK, NOW + DAY))
+    lobby = Lobby(LobbyEntry(BOB, "bob-1", "Bob", Move.ROCK, NOW + DAY, NOW))
     assert game.lobby_throw(ALICE, None, bob, lobby, Move.PAPER, NOW, LIMITS) == game.reply_only(
         ALICE, replies.not_registered()
     )
@@ -432,8 +432,10 @@ def test_a_lobby_throw_into_an_empty_or_expired_shard_of_its_own_waits_there() -
     # The processor locks whoever the shard names, expired or not: their record is at hand, and
     # they no longer wait once their entry is replaced.
     neighbour = replace(bob, phone=_same_lobby_shard_as(ALICE), in_lobby=True)
-    expired = Lobby(LobbyEntry(neighbour.phone, "bob-1", "Bob", Move.ROCK, NOW))  # expires this very second
-    waits = Lobby(LobbyEntry(ALICE, "alice-1", "Alice", Move.PAPER, NOW + DAY))
+    expired = Lobby(
+        LobbyEntry(neighbour.phone, "bob-1", "Bob", Move.ROCK, NOW, NOW)
+    )  # expires this very second
+    waits = Lobby(LobbyEntry(ALICE, "alice-1", "Alice", Move.PAPER, NOW + DAY, NOW))
     decision = game.lobby_throw(ALICE, alice, None, Lobby(), Move.PAPER, NOW, LIMITS)
     assert decision == Decision(
         replies=(Reply(ALICE, replies.lobby_waiting(Move.PAPER)),),
@@ -450,14 +452,14 @@ def test_a_lobby_throw_into_an_empty_or_expired_shard_of_its_own_waits_there() -
 
 def test_a_lobby_throw_never_waits_in_another_phones_shard() -> None:
     # Another shard is only played in: whoever waited there left (the processor's check starts over).
-    expired = Lobby(LobbyEntry(BOB, "bob-1", "Bob", Move.ROCK, NOW))
+    expired = Lobby(LobbyEntry(BOB, "bob-1", "Bob", Move.ROCK, NOW, NOW))
     assert lobby_shard(BOB) != ALICE_LOBBY
     with pytest.raises(ValueError, match="its own phone's shard"):
         game.lobby_throw(ALICE, alice, replace(bob, in_lobby=True), expired, Move.PAPER, NOW, LIMITS)
 
 
 def test_a_lobby_throw_plays_the_stranger_waiting_and_empties_the_lobby() -> None:
-    lobby = Lobby(LobbyEntry(BOB, "bob-1", "Bob", Move.ROCK, NOW + DAY))
+    lobby = Lobby(LobbyEntry(BOB, "bob-1", "Bob", Move.ROCK, NOW + DAY, NOW))
     waiting_bob = replace(bob, in_lobby=True)
     decision = game.lobby_throw(
         ALICE, alice, waiting_bob, lobby, Move.PAPER, NOW, LIMITS, _boards(alice, bob)
@@ -478,7 +480,7 @@ def test_a_lobby_throw_plays_the_stranger_waiting_and_empties_the_lobby() -> Non
 
 
 def test_a_lobby_throw_needs_the_leaderboard_only_when_a_live_stranger_waits() -> None:
-    bob_waits = Lobby(LobbyEntry(BOB, "bob-1", "Bob", Move.ROCK, NOW + 1))
+    bob_waits = Lobby(LobbyEntry(BOB, "bob-1", "Bob", Move.ROCK, NOW + 1, NOW))
     assert game.lobby_pairs(alice, bob_waits, NOW)
     assert not game.lobby_pairs(alice, bob_waits, NOW + 1), "the entry expires at its expiry time"
     assert not game.lobby_pairs(alice, Lobby(), NOW)
@@ -487,7 +489,7 @@ def test_a_lobby_throw_needs_the_leaderboard_only_when_a_live_stranger_waits() -
 
 
 def test_a_lobby_game_leaves_a_pending_game_between_the_same_two_players_alone_either_way() -> None:
-    lobby = Lobby(LobbyEntry(BOB, "bob-1", "Bob", Move.ROCK, NOW + DAY))
+    lobby = Lobby(LobbyEntry(BOB, "bob-1", "Bob", Move.ROCK, NOW + DAY, NOW))
     alice_threw, bob_challenged = _thrown(alice, bob, Move.SCISSORS)
     bob_threw, alice_challenged = _thrown(bob, alice, Move.SCISSORS)
     for me, stranger in ((alice_threw, bob_challenged), (alice_challenged, bob_threw)):
@@ -498,21 +500,21 @@ def test_a_lobby_game_leaves_a_pending_game_between_the_same_two_players_alone_e
 
 
 def test_a_lobby_throw_never_plays_yourself_or_someone_who_is_gone() -> None:
-    mine = Lobby(LobbyEntry(ALICE, "alice-1", "Alice", Move.ROCK, NOW + DAY))
+    mine = Lobby(LobbyEntry(ALICE, "alice-1", "Alice", Move.ROCK, NOW + DAY, NOW))
     assert game.lobby_throw(ALICE, alice, None, mine, Move.PAPER, NOW, LIMITS) == game.reply_only(
         ALICE, replies.lobby_already_waiting(Move.ROCK)
     )
     neighbour = _same_lobby_shard_as(ALICE)
-    old_one = Lobby(LobbyEntry(neighbour, "bob-0", "Bob", Move.ROCK, NOW + DAY))  # has come back since
+    old_one = Lobby(LobbyEntry(neighbour, "bob-0", "Bob", Move.ROCK, NOW + DAY, NOW))  # has come back since
     decision = game.lobby_throw(ALICE, alice, replace(bob, phone=neighbour), old_one, Move.PAPER, NOW, LIMITS)
     assert decision.replies == (Reply(ALICE, replies.lobby_waiting(Move.PAPER)),)
 
 
 def test_opt_out_takes_the_players_entry_out_of_the_lobby() -> None:
-    lobby = Lobby(LobbyEntry(ALICE, "alice-1", "Alice", Move.ROCK, NOW + DAY))
+    lobby = Lobby(LobbyEntry(ALICE, "alice-1", "Alice", Move.ROCK, NOW + DAY, NOW))
     waiting = replace(alice, in_lobby=True)
     assert game.opt_out(ALICE, waiting, {}, NOW, LIMITS, lobby=lobby).shared == {ALICE_LOBBY: Lobby()}
-    someone_else = Lobby(LobbyEntry(BOB, "bob-1", "Bob", Move.ROCK, NOW + DAY))
+    someone_else = Lobby(LobbyEntry(BOB, "bob-1", "Bob", Move.ROCK, NOW + DAY, NOW))
     assert game.opt_out(ALICE, waiting, {}, NOW, LIMITS, lobby=someone_else).shared == {}
 
 
@@ -635,7 +637,7 @@ def test_games_leaves_out_a_throw_at_an_old_self_of_the_opponent() -> None:
 def test_games_shows_my_throw_waiting_in_the_lobby_with_the_time_it_has_left() -> None:
     me = replace(alice, in_lobby=True, challenges={BOB: Challenge("bob-1", NOW + 1)})
     bob_waiting = replace(bob, games={ALICE: PendingThrow(Move.PAPER, "alice-1", NOW + 1)})
-    lobby = Lobby(LobbyEntry(ALICE, "alice-1", "Alice", Move.ROCK, NOW + 3 * DAY + 0.5))
+    lobby = Lobby(LobbyEntry(ALICE, "alice-1", "Alice", Move.ROCK, NOW + 3 * DAY + 0.5, NOW))
     assert game.list_games(ALICE, me, {BOB: bob_waiting}, NOW, lobby) == game.reply_only(
         ALICE, replies.games_summary([], ["Bob"], Move.ROCK, 3 * 24 * 60 * 60)
     )
@@ -646,7 +648,7 @@ def test_games_shows_my_throw_waiting_in_the_lobby_with_the_time_it_has_left() -
 
 def test_games_shows_my_throws_waiting_on_others_beside_my_wait_in_the_lobby() -> None:
     me = replace(alice, in_lobby=True, games={BOB: PendingThrow(Move.PAPER, "bob-1", NOW + 1)})
-    lobby = Lobby(LobbyEntry(ALICE, "alice-1", "Alice", Move.ROCK, NOW + 3 * DAY + 0.5))
+    lobby = Lobby(LobbyEntry(ALICE, "alice-1", "Alice", Move.ROCK, NOW + 3 * DAY + 0.5, NOW))
     assert game.list_games(ALICE, me, {BOB: bob}, NOW, lobby).replies == (
         Reply(ALICE, "Waiting on: Bob. Waiting for a stranger with rock (expires in 3 days)."),
     )
@@ -656,9 +658,9 @@ def test_games_shows_no_lobby_wait_that_expired_or_is_someone_elses() -> None:
     me = replace(alice, in_lobby=True)  # the flag outlives the entry: the lobby itself decides
     nothing = game.reply_only(ALICE, replies.games_summary([], []))
     for lobby in (
-        Lobby(LobbyEntry(ALICE, "alice-1", "Alice", Move.ROCK, NOW)),  # expires this very second
-        Lobby(LobbyEntry(BOB, "bob-1", "Bob", Move.ROCK, NOW + DAY)),
-        Lobby(LobbyEntry(ALICE, "alice-0", "Alice", Move.ROCK, NOW + DAY)),  # an old self of this phone
+        Lobby(LobbyEntry(ALICE, "alice-1", "Alice", Move.ROCK, NOW, NOW)),  # expires this very second
+        Lobby(LobbyEntry(BOB, "bob-1", "Bob", Move.ROCK, NOW + DAY, NOW)),
+        Lobby(LobbyEntry(ALICE, "alice-0", "Alice", Move.ROCK, NOW + DAY, NOW)),  # an old self of this phone
         Lobby(),
         None,
     ):
