@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +30,12 @@ __all__ = ["GameFunction", "build_game_function", "inbound_sms", "lambda_handler
 
 # A failed message comes back after at least this long, so a hot loop cannot form.
 _MIN_REDELIVERY_SECONDS = 1.0
+# A message that failed only for now (a contended lock, a lobby that kept changing, Twilio's 429)
+# is not poison: when its next failure would send it to the dead-letter queue, it goes back to the
+# queue as a new message instead, while it is younger than this since it reached us. Older, it
+# dead-letters as any other: an hour of failures is no race. template.yaml's completed records
+# outlive this plus both queues' retention (tests/unit/test_template.py).
+POSTPONE_WITHIN_SECONDS = 60 * 60
 
 
 def inbound_sms(record: Mapping[str, Any]) -> InboundSms:
@@ -57,18 +64,32 @@ def inbound_sms(record: Mapping[str, Any]) -> InboundSms:
         fields["Body"],
         record["messageId"],
         opt_out_type.strip().upper() if isinstance(opt_out_type, str) and opt_out_type.strip() else None,
-        _enqueued_at(record),
+        _received_at(record),
     )
 
 
-def _enqueued_at(record: Mapping[str, Any]) -> float | None:
-    """When the webhook put the message on the queue: SQS's SentTimestamp (ms), which a redrive
-    resets. None if the record does not say."""
-    sent = record.get("attributes", {}).get("SentTimestamp")
+def _received_at(record: Mapping[str, Any]) -> float | None:
+    """When the SMS reached the queue: SQS's SentTimestamp (ms), which a redrive resets, or the
+    earlier ReceivedAt a postponed copy carries (`GameFunction`). None if the record says neither."""
+    moments = [
+        record.get("attributes", {}).get("SentTimestamp"),
+        record.get("messageAttributes", {}).get("ReceivedAt", {}).get("stringValue"),
+    ]
+    seconds = []
+    for moment in moments:
+        try:
+            seconds.append(int(moment) / 1000)
+        except (TypeError, ValueError):
+            continue
+    return min(seconds, default=None)
+
+
+def _receives(record: Mapping[str, Any]) -> int:
+    """How many times SQS has delivered this message, this delivery included (1 if unknown)."""
     try:
-        return int(sent) / 1000 if sent is not None else None
+        return int(record.get("attributes", {}).get("ApproximateReceiveCount", 1))
     except (TypeError, ValueError):
-        return None
+        return 1
 
 
 @dataclass
@@ -76,6 +97,10 @@ class GameFunction:
     processor: MessageProcessor
     incoming: IncomingQueue
     dead_letters: DeadLetterQueue
+    # The incoming queue's maxReceiveCount (settings.max_receive_count), and the clock that ages
+    # a message: a failure for now is postponed rather than dead-lettered (POSTPONE_WITHIN_SECONDS).
+    max_receive_count: int = 8
+    clock: Callable[[], float] = time.time
 
     def handle_record(self, record: Mapping[str, Any]) -> None:
         """One SQS record of the event (Lambda's shape: messageId, receiptHandle, body, ...)."""
@@ -106,6 +131,9 @@ class GameFunction:
             raise
         except RetryLater as retry:
             outcome = "retry"
+            if self._postponed(record, sms, retry):
+                outcome = "postponed"
+                return  # acknowledged: the copy on the queue carries it on
             logger.warning(
                 "message will be retried", extra={"reason": str(retry), "retry_after": retry.retry_after}
             )
@@ -128,6 +156,30 @@ class GameFunction:
             count_message(command, outcome)
         tracer.put_annotation("result", outcome)
 
+    def _postponed(self, record: Mapping[str, Any], sms: InboundSms, retry: RetryLater) -> bool:
+        """Send a message whose next failure would dead-letter it back to the queue as a new one,
+        if it only failed for now and is young enough (POSTPONE_WITHIN_SECONDS). The game
+        deduplicates on the SMS id: the copy is the same message to it."""
+        received = sms.enqueued_at if sms.enqueued_at is not None else self.clock()
+        young = self.clock() - received < POSTPONE_WITHIN_SECONDS
+        if _receives(record) < self.max_receive_count - 1 or not young:
+            return False
+        try:
+            copy = self.incoming.postpone(
+                record.get("body") or "",
+                delay_seconds=max(retry.retry_after or 0.0, _MIN_REDELIVERY_SECONDS),
+                received_at=sms.enqueued_at,
+            )
+        except RetryLater as exc:
+            logger.warning("could not send the message back to the queue", extra={"error": str(exc)})
+            return False
+        logger.warning(
+            "message sent back to the queue as a new one: it failed only for now",
+            extra={"reason": str(retry), "receives": _receives(record), "copy": copy},
+        )
+        count("Postponed")
+        return True
+
     def handle_batch(self, event: Mapping[str, Any], context: LambdaContext | None) -> dict[str, Any]:
         """Every record is reported on its own (the event source mapping's ReportBatchItemFailures):
         the ones listed come back after their visibility timeout, the rest are deleted. A failing
@@ -147,7 +199,12 @@ def build_game_function(settings: GameSettings, session: boto3.session.Session |
     """The game function, from the parts the composition root builds (bootstrap.py)."""
     session = session or boto3.session.Session()
     queues = build_queues(settings, session)
-    return GameFunction(build_engine(settings, session).processor, queues.incoming, queues.dead_letters)
+    return GameFunction(
+        build_engine(settings, session).processor,
+        queues.incoming,
+        queues.dead_letters,
+        max_receive_count=settings.max_receive_count,
+    )
 
 
 @functools.cache

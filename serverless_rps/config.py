@@ -120,6 +120,12 @@ class GameSettings:
     messaging_service_sid: str | None = None
     # The webhook's status route, given to Twilio as each reply's StatusCallback; None: no callbacks.
     status_callback_url: str | None = None
+    # How long a reply may wait in Twilio's queue before it fails (30036) rather than arrive late
+    # (template.yaml's ReplyValiditySeconds, docs/deployment.md says why ten minutes).
+    reply_validity_seconds: float = 600
+    # SQS's maxReceiveCount: a message that failed for now this many times would go to the
+    # dead-letter queue next; the game function sends it back to the queue as a new one instead.
+    max_receive_count: int = 8
 
     @classmethod
     def from_environment(cls, env: Mapping[str, str] | None = None) -> GameSettings:
@@ -148,6 +154,8 @@ class GameSettings:
             program=_program(env),
             messaging_service_sid=_messaging_service(env),
             status_callback_url=env.get("STATUS_CALLBACK_URL", "").strip() or None,
+            reply_validity_seconds=_number(env, "REPLY_VALIDITY_SECONDS", cls.reply_validity_seconds),
+            max_receive_count=int(_number(env, "MAX_RECEIVE_COUNT", cls.max_receive_count)),
         )
 
     def __post_init__(self) -> None:
@@ -161,6 +169,10 @@ class GameSettings:
             raise ConfigurationError(
                 f"LOCK_LEASE_SECONDS + LOCK_WAIT_SECONDS must be under {LOBBY_SWEEP_SECONDS:g}"
             )
+        if not 1 <= self.reply_validity_seconds <= 36_000:
+            raise ConfigurationError("REPLY_VALIDITY_SECONDS must be 1 to 36,000 (Twilio's ten hours)")
+        if self.max_receive_count < 2:
+            raise ConfigurationError("MAX_RECEIVE_COUNT must be at least 2")
         if self.reply_budget_burst < 1 or self.reply_budget_per_hour < 1:
             raise ConfigurationError("REPLY_BUDGET_BURST and REPLY_BUDGET_PER_HOUR must be at least 1")
 

@@ -293,11 +293,12 @@ def new_engine(
     """The engine over `store`, as bootstrap.py composes it: an outbox that sends through `sender`
     and looks, before re-sending, in `sent_log` (by default `sender`'s own list: a FakeSms keeps
     one), and a processor over both. `options` are the processor's (limits defaults to the game's,
-    lock_wait_seconds to 0); its clock is the outbox's too."""
+    lock_wait_seconds to 0); its clock, sleep and jitter are the outbox's too."""
     log = sent_log if sent_log is not None else sender
     assert hasattr(log, "sent_to"), "give a sent_log: this sender keeps no list of what it sent"
-    clock = options.get("clock")
-    outbox = Outbox(store.outboxes, sender, log, **({"clock": clock} if clock else {}))  # type: ignore[arg-type]
+    # The clock, the pause and the jitter are the processor's and the outbox's alike.
+    shared = {name: options[name] for name in ("clock", "sleep", "jitter") if name in options}
+    outbox = Outbox(store.outboxes, sender, log, **shared)  # type: ignore[arg-type]
     options.setdefault("limits", Limits())
     options.setdefault("lock_wait_seconds", 0)
     return Engine(store, outbox, MessageProcessor(store, outbox, **options))

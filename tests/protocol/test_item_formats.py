@@ -15,6 +15,7 @@ from boto3.dynamodb.types import TypeDeserializer
 
 from serverless_rps import replies
 from serverless_rps.game import Limits, board_shard, lobby_shard
+from serverless_rps.model import LOBBY_SWEEP_SECONDS
 from serverless_rps.parsing import nickname_skeleton
 from tests.conftest import ALICE, BOB, COMPLETED_SECONDS, LEASE_SECONDS, STRANGER, TABLES, Game
 
@@ -138,7 +139,7 @@ def test_a_nickname_row_holds_the_name_as_typed_and_its_owner(game: Game) -> Non
     }
 
 
-def test_the_lobby_holds_the_waiting_stranger_and_the_leaderboard_the_results(game: Game) -> None:
+def test_the_lobby_holds_the_waiting_stranger_and_the_leaderboard_the_results(game: Game, clock: Any) -> None:
     game.register((ALICE, "alice"), (BOB, "bob"))
     game.text(ALICE, "rock")
     alice = _plain(game.player(ALICE))
@@ -152,9 +153,11 @@ def test_the_lobby_holds_the_waiting_stranger_and_the_leaderboard_the_results(ga
             "display_name": "alice",
             "move": "rock",
             "expires_epoch_timestamp": time.time() + WEEK,
+            "since": time.time(),  # when she began to wait: another room plays her after LOBBY_SWEEP_SECONDS
         },
     }
 
+    clock.tick(LOBBY_SWEEP_SECONDS)  # bob's room is another than alice's
     game.text(BOB, "paper")
     assert _plain(game.player(lobby)) == {"phone_number": lobby}, "the pair left the lobby"
     bob = _plain(game.player(BOB))
