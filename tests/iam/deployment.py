@@ -23,12 +23,14 @@ __all__ = [
     "ACCOUNT_ID",
     "DEPLOYMENTS",
     "NOT_CALLED",
+    "PARTITION",
     "REGION",
     "STACK_NAME",
     "TEMPLATE",
     "DeployedStack",
     "Deployment",
     "NotCalled",
+    "TemplateProblem",
     "not_called_comments",
 ]
 

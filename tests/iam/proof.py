@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tests.iam.deployment import REPOSITORY, DeployedStack, NotCalled, not_called_comments
-from tests.iam.policy import Decision, Policy, action_matches, resource_matches
+from tests.iam.policy import Decision, Policy, Statement, action_matches, resource_matches
 from tests.iam.principals import (
     EVENT_SOURCE_MAPPING,
     GAME_FUNCTION,
@@ -109,25 +109,46 @@ class _Use:
     decision: Decision
 
 
-def _describe(call: AttributedCall) -> str:
+def _where(call: AttributedCall) -> str:
     learned = "" if call.how == "entry point" else f" (reached from {call.how})"
-    return f"{call.call['operation']} from {call_site(call.call)}{learned}"
+    return f"from {call_site(call.call)}{learned}"
+
+
+def _describe(call: AttributedCall) -> str:
+    return f"{call.call['operation']} {_where(call)}"
 
 
 def _resource_name(stack: DeployedStack, resource: str) -> str:
-    return _names(stack).get(resource, resource)
+    """`table GameStateTable` for the table's ARN in a statement; any other resource as it is."""
+    if resource == "*":
+        return "every resource"
+    for logical_id, declared in stack.template["Resources"].items():
+        try:
+            if stack.attribute(logical_id, "Arn") == resource:
+                return f"{declared['Type'].rsplit('::', 1)[-1].lower()} {logical_id}"
+        except KeyError:
+            continue
+    return resource
 
 
-def _names(stack: DeployedStack) -> dict[str, str]:
-    named: dict[str, str] = {"*": "every resource"}
-    for logical_id, resource in stack.template["Resources"].items():
-        kind = resource["Type"].rsplit("::", 1)[-1]
-        for attribute_name in ("Arn",):
-            try:
-                named[stack.attribute(logical_id, attribute_name)] = f"{kind.lower()} {logical_id}"
-            except KeyError:
-                continue
-    return named
+def _uses(
+    subject: Subject, attributed: Sequence[AttributedCall], stack: DeployedStack
+) -> tuple[list[_Use], list[str]]:
+    """The requests of the calls a subject must allow, each with IAM's decision; and the calls
+    whose requests cannot be told (a finding each)."""
+    uses, findings = [], []
+    for call in attributed:
+        if not subject.must_allow(call):
+            continue
+        try:
+            needed = requests_of(call.call, stack)
+        except Unmapped as unmapped:
+            findings.append(f"{_describe(call)}: {unmapped}")
+            continue
+        except NotThere:
+            continue  # _only_on_missing_resources
+        uses += [_Use(call, request, subject.policy.decide(request.request)) for request in needed]
+    return uses, findings
 
 
 def check(
@@ -139,25 +160,11 @@ def check(
     """Every finding of both directions, for one deployment of the template; none is the proof."""
     attributed = attribute(calls)
     findings = _unattributed(attributed) + _only_on_missing_resources(attributed, stack)
-    uses: dict[str, list[_Use]] = {}
     for subject in subjects(stack, operator, template_text):
-        uses[subject.name] = []
-        for call in attributed:
-            if not subject.must_allow(call):
-                continue
-            try:
-                needed = requests_of(call.call, stack)
-            except Unmapped as unmapped:
-                findings.append(f"{_describe(call)}: {unmapped}")
-                continue
-            except NotThere:
-                continue  # _only_on_missing_resources
-            for request in needed:
-                decision = subject.policy.decide(request.request)
-                uses[subject.name].append(_Use(call, request, decision))
-                if not decision.allowed:
-                    findings.append(_not_allowed(subject, call, request, decision, stack))
-        findings += _unused(subject, uses[subject.name], stack)
+        uses, unreadable = _uses(subject, attributed, stack)
+        findings += unreadable
+        findings += [_not_allowed(subject, use) for use in uses if not use.decision.allowed]
+        findings += _unused(subject, uses, stack)
     return sorted(set(findings))
 
 
@@ -202,20 +209,27 @@ def _unattributed(attributed: Sequence[AttributedCall]) -> list[str]:
     return findings
 
 
-def _not_allowed(
-    subject: Subject, call: AttributedCall, needed: NeededRequest, decision: Decision, stack: DeployedStack
-) -> str:
-    request = needed.request
-    makers = ", ".join(principal.name for principal in call.principals)
+def _not_allowed(subject: Subject, use: _Use) -> str:
+    needed, decision = use.needed, use.decision
+    makers = ", ".join(principal.name for principal in use.call.principals)
     why = (
         f"is denied by {', '.join(statement.name for statement in decision.denied_by)} of {subject.name}"
         if decision.explicitly_denied
         else f"is not allowed by {subject.name}"
     )
     return (
-        f"{makers}: {request.action} on {_resource_name(stack, request.resource)}, needed by {needed.part} "
-        f"in {_describe(call)}, {why}"
+        f"{makers}: {needed.request.action} on {needed.resource_name}, needed by {needed.part} "
+        f"{_where(use.call)}, {why}"
     )
+
+
+def _users(statement: Statement, action: str, uses: Sequence[_Use]) -> list[_Use]:
+    """The requests a statement's action allows."""
+    return [
+        use
+        for use in uses
+        if statement in use.decision.allowed_by and action_matches(action, use.needed.request.action)
+    ]
 
 
 def _unused(subject: Subject, uses: Sequence[_Use], stack: DeployedStack) -> list[str]:
@@ -225,11 +239,7 @@ def _unused(subject: Subject, uses: Sequence[_Use], stack: DeployedStack) -> lis
             continue  # a deny grants nothing: it cannot be standing privilege
         for action in statement.actions:
             comment = subject.not_called.get((statement.sid, action))
-            users = [
-                use
-                for use in uses
-                if statement in use.decision.allowed_by and action_matches(action, use.needed.request.action)
-            ]
+            users = _users(statement, action, uses)
             where = f"{subject.name} statement {statement.name}: {action}"
             if comment is not None:
                 if not comment.reason:
@@ -262,29 +272,31 @@ def report(
     operator: Mapping[str, Policy],
     template_text: str,
 ) -> str:
-    """Per policy: the requests its principals' recorded calls make (with where the calls are made)
-    and each statement's actions with what uses them."""
+    """Per policy: the requests its principals' recorded calls make, with how many places in the
+    code make them; and each statement's actions, with how many places use each, or who performs it."""
     attributed = attribute(calls)
     lines = [f"{len(attributed)} distinct calls recorded"]
     for subject in subjects(stack, operator, template_text):
+        uses, _ = _uses(subject, attributed, stack)
         lines += ["", f"{subject.name} ({subject.makers})", "  requests recorded:"]
-        seen: dict[tuple[str, str], set[str]] = {}
-        for call in attributed:
-            if not subject.must_allow(call):
-                continue
-            try:
-                needed = requests_of(call.call, stack)
-            except (Unmapped, NotThere):
-                continue
-            for request in needed:
-                key = (request.request.action, _resource_name(stack, request.request.resource))
-                seen.setdefault(key, set()).add(call_site(call.call))
-        for (action, resource), sites in sorted(seen.items()):
-            lines.append(f"    {action} on {resource}: {len(sites)} call site(s), e.g. {sorted(sites)[0]}")
-        lines.append("  statements kept:")
+        places: dict[tuple[str, str], set[str]] = {}
+        for use in uses:
+            key = (use.needed.request.action, use.needed.resource_name)
+            places.setdefault(key, set()).add(call_site(use.call.call))
+        for (action, resource), sites in sorted(places.items()):
+            lines.append(f"    {action} on {resource}: {_places(sites)}")
+        lines.append("  statements:")
         for statement in subject.policy.statements:
             for action in statement.actions:
                 comment = subject.not_called.get((statement.sid, action))
-                used = "not called by the code: " + comment.reason if comment else "used"
-                lines.append(f"    {statement.name}: {action} ({used})")
+                sites = {call_site(use.call.call) for use in _users(statement, action, uses)}
+                used = f"not called by the code: {comment.reason}" if comment else f"used by {_places(sites)}"
+                lines.append(f"    {statement.name}: {action}, {used}")
     return "\n".join(lines) + "\n"
+
+
+def _places(sites: set[str]) -> str:
+    if not sites:
+        return "no call"
+    first = sorted(sites)[0]
+    return first if len(sites) == 1 else f"{len(sites)} places, e.g. {first}"

@@ -112,8 +112,8 @@ def unused(statement: str, action: str, resource: str) -> str:
 
 # The beginning of the finding of the commit's Put of a player.
 PUT_PLAYER_NEEDED = (
-    "game function: dynamodb:PutItem on table GameStateTable, needed by TransactWriteItems: Put on "
-    "GameStateTable in TransactWriteItems from serverless_rps/game_store/store.py:DynamoGameStore.commit"
+    "game function: dynamodb:PutItem on table GameStateTable, needed by the Put of TransactWriteItems "
+    "from serverless_rps/game_store/store.py:DynamoGameStore.commit"
 )
 
 HANDLER = "serverless_rps.app:lambda_handler"
@@ -199,8 +199,8 @@ def test_an_added_call_fails_by_the_item_action_of_the_transaction_it_adds() -> 
     check_the_claim = ["ConditionCheck", "rps-idempotency", ["messageId"]]
 
     assert findings([*CALLS, commit(PUT_PLAYER, check_the_claim, COMPLETE_CLAIM)]) == [
-        "game function: dynamodb:ConditionCheckItem on table IdempotencyTable, needed by TransactWriteItems: "
-        "ConditionCheck on IdempotencyTable in TransactWriteItems from "
+        "game function: dynamodb:ConditionCheckItem on table IdempotencyTable, needed by the "
+        "ConditionCheck of TransactWriteItems from "
         "serverless_rps/game_store/store.py:DynamoGameStore.commit, is not allowed by GameFunctionRole"
     ]
 
@@ -279,9 +279,8 @@ def test_a_call_of_shared_code_belongs_to_whoever_runs_that_code_under_an_entry_
     direct = commit(COMPLETE_CLAIM, stack=(PROCESS, COMMIT))
 
     assert findings([*CALLS, direct]) == [
-        "game function, operator's tool: dynamodb:UpdateItem on table IdempotencyTable, needed by "
-        "TransactWriteItems: Update on IdempotencyTable in TransactWriteItems from "
-        "serverless_rps/game_store/store.py:DynamoGameStore.commit (reached from "
+        "game function, operator's tool: dynamodb:UpdateItem on table IdempotencyTable, needed by the Update "
+        "of TransactWriteItems from serverless_rps/game_store/store.py:DynamoGameStore.commit (reached from "
         "serverless_rps.processing:MessageProcessor.process), is not allowed by the operator's read-write "
         "policy"
     ]
@@ -346,12 +345,12 @@ def test_a_read_only_command_needs_the_read_only_policy_and_a_change_the_read_wr
     )
 
     assert findings([*CALLS, status]) == [
-        "operator's tool: dynamodb:GetItem on table GameStateTable, needed by GetItem on GameStateTable in "
-        "GetItem from serverless_rps/admin/store_reads.py:StoreReads.read_player_row, is not allowed by the "
-        "operator's read-only policy",
-        "operator's tool: dynamodb:GetItem on table GameStateTable, needed by GetItem on GameStateTable in "
-        "GetItem from serverless_rps/admin/store_reads.py:StoreReads.read_player_row, is not allowed by the "
-        "operator's read-write policy",
+        "operator's tool: dynamodb:GetItem on table GameStateTable, needed by GetItem from "
+        "serverless_rps/admin/store_reads.py:StoreReads.read_player_row, is not allowed by the operator's "
+        "read-only policy",
+        "operator's tool: dynamodb:GetItem on table GameStateTable, needed by GetItem from "
+        "serverless_rps/admin/store_reads.py:StoreReads.read_player_row, is not allowed by the operator's "
+        "read-write policy",
     ]
 
 
@@ -379,8 +378,8 @@ def test_the_event_source_mapping_polls_with_the_game_functions_role(operation: 
     without = TEMPLATE.replace(f"                  - {action}\n", "")
 
     assert (
-        f"event source mapping: {action} on queue IncomingQueue, needed by {operation} on IncomingQueue in "
-        f"{operation} from serverless_rps_local/event_source.py:SqsEventSource."
+        f"event source mapping: {action} on queue IncomingQueue, needed by {operation} from "
+        "serverless_rps_local/event_source.py:SqsEventSource."
     ) in "\n".join(findings(template=without))
 
 
@@ -389,14 +388,13 @@ def test_the_report_lists_each_policys_requests_and_statements() -> None:
 
     text = report(CALLS, stack, operator_policies(OPERATIONS, stack), TEMPLATE)
 
+    commit_site = "serverless_rps/game_store/store.py:DynamoGameStore.commit"
     assert "GameFunctionRole (the game function or the event source mapping)" in text
+    assert f"    dynamodb:PutItem on table GameStateTable: {commit_site}\n" in text
+    assert f"    PlayersAndClaims: dynamodb:PutItem, used by {commit_site}\n" in text
     assert (
-        "    dynamodb:PutItem on table GameStateTable: 1 call site(s), "
-        "e.g. serverless_rps/game_store/store.py:DynamoGameStore.commit\n"
-    ) in text
-    assert (
-        "    ConsumeIncomingQueue: sqs:GetQueueAttributes "
-        "(not called by the code: the event source mapping reads it)\n"
+        "    ConsumeIncomingQueue: sqs:GetQueueAttributes, "
+        "not called by the code: the event source mapping reads it\n"
     ) in text
 
 
