@@ -62,4 +62,6 @@ def test_the_report_of_the_calls_and_the_statements_is_written(
     REPORT.write_text(text, encoding="utf-8")
     with capsys.disabled():
         print(f"\n{text}(written to {REPORT.relative_to(REPOSITORY)})")
-    assert "GameFunctionRole" in text
+    for policy in ("GameFunctionRole", "WebhookFunctionRole", "the operator's read-only policy"):
+        assert f"\n{policy} (" in text
+    assert ", used by no call" not in text
