@@ -136,38 +136,42 @@ def _operator_function(stack: Sequence[str]) -> str | None:
 
 
 def attribute(calls: Iterable[Mapping[str, Any]]) -> list[AttributedCall]:
-    """Each call with the principals that make it in production."""
+    """Each call with the principals that make it in production.
+
+    A call with no entry point on its stack belongs to the principals of every call, itself
+    attributed, whose stack holds its outermost frame: that function runs in those principals, and
+    so does all it calls. Learning goes on until nothing more is learned (a store method called by
+    a test is learned from the processor, itself learned from the game function's handler)."""
     calls = list(calls)
-    direct = {id(call): _entry_principal(call["stack"]) for call in calls}
-    runners: dict[str, set[Principal]] = {}
-    for call in calls:
-        principal = direct[id(call)]
-        if principal is not None:
+    direct = [_entry_principal(call["stack"]) for call in calls]
+    principals = [{principal} if principal else set() for principal in direct]
+    deciding = [
+        {function} if principal is OPERATOR and (function := _operator_function(call["stack"])) else set()
+        for call, principal in zip(calls, direct, strict=True)
+    ]
+    learned = True
+    while learned:
+        runners: dict[str, set[Principal]] = {}
+        deciders: dict[str, set[str]] = {}
+        for index, call in enumerate(calls):
             for frame in call["stack"]:
-                runners.setdefault(frame, set()).add(principal)
-    attributed = []
-    for call in calls:
-        principal = direct[id(call)]
-        if principal is not None:
-            principals, how = (principal,), "entry point"
-        else:
+                runners.setdefault(frame, set()).update(principals[index])
+                deciders.setdefault(frame, set()).update(deciding[index])
+        learned = False
+        for index, call in enumerate(calls):
             outermost = call["stack"][0]
-            principals = tuple(sorted(runners.get(outermost, set()), key=lambda known: known.name))
-            how = outermost
-        deciding: set[str] = set()
-        if OPERATOR in principals:
-            # A call learned from the operator's calls: the admin/ functions above it there decide.
-            learned_from = (
-                [call]
-                if how == "entry point"
-                else [
-                    other
-                    for other in calls
-                    if direct[id(other)] is OPERATOR and call["stack"][0] in other["stack"]
-                ]
-            )
-            deciding = {
-                function for other in learned_from if (function := _operator_function(other["stack"]))
-            }
-        attributed.append(AttributedCall(call, principals, how, tuple(sorted(deciding))))
-    return attributed
+            if direct[index] is None and not (
+                runners[outermost] <= principals[index] and deciders[outermost] <= deciding[index]
+            ):
+                principals[index] |= runners[outermost]
+                deciding[index] |= deciders[outermost]
+                learned = True
+    return [
+        AttributedCall(
+            call,
+            tuple(sorted(principals[index], key=lambda principal: principal.name)),
+            "entry point" if direct[index] else call["stack"][0],
+            tuple(sorted(deciding[index])) if OPERATOR in principals[index] else (),
+        )
+        for index, call in enumerate(calls)
+    ]

@@ -16,9 +16,10 @@ kept. What is kept of a call:
 * the service and the operation (`dynamodb`, `TransactWriteItems`);
 * `named`: the parameters that name resources (tables, each item of a transaction and each table
   of a batch with the key attributes it names, queue URLs, parameter names, stacks, functions);
-* `stack`: the frames of `serverless_rps` (and of the event source) from the outermost to the call
-  site, as `module:qualified name`: which principal made the call is read from them later
-  (tests/iam/principals.py), not guessed here.
+* `stack`: the frames of `serverless_rps` (and of the event source) from the call site outwards,
+  up to the first frame of other code than the libraries' (a test standing in for an HTTP request
+  or a Lambda invocation), listed outermost first as `module:qualified name`: which principal made
+  the call is read from them later (tests/iam/principals.py), not guessed here.
 
 Each process appends one JSON line per distinct call to `<directory>/calls-<pid>.jsonl`, with one
 `os.write` each, so a line written before a SIGKILL (the chaos soak kills workers) is never lost.
@@ -129,19 +130,20 @@ class CallRecorder:
 
     def _shipped_stack(self, frame: Any) -> list[str] | None:
         """The shipped frames from the outermost to the call site, or None if the innermost frame
-        outside the libraries is not shipped code's (a test's own call)."""
+        outside the libraries is not shipped code's (a test's own call).
+
+        The frames stop at the first one outside the libraries that is not shipped: above it is
+        a test or the local stack standing in for what production does between processes (an HTTP
+        request to the webhook, Lambda invoking a handler), not the same principal's code."""
         frames: list[str] = []
-        call_site: str | None = None
         while frame is not None:
             module = str(frame.f_globals.get("__name__", ""))
-            if call_site is None and not self._in_a_library(frame.f_code.co_filename):
-                call_site = module
             if _traced(module):
                 frames.append(f"{module}:{frame.f_code.co_qualname}")
+            elif not self._in_a_library(frame.f_code.co_filename):
+                break
             frame = frame.f_back
-        if call_site is None or not _traced(call_site):
-            return None
-        return frames[::-1]
+        return frames[::-1] or None
 
     def _in_a_library(self, filename: str) -> bool:
         return filename.startswith("<") or filename.startswith(self._libraries)

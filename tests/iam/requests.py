@@ -64,7 +64,7 @@ NAMES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
 # The names tests give a table or queue that is not there (ResourceNotFoundException,
 # NonExistentQueue). In production the same call names the configured resource, so the proof sets
 # such a call aside, and requires the same operation from the same place on one that is there.
-MISSING = ("no-such-*", "*-missing")
+MISSING = ("*no-such-*", "*-missing")
 
 
 @dataclass(frozen=True)

@@ -411,3 +411,20 @@ def test_a_call_on_a_resource_a_test_made_missing_counts_only_beside_the_same_ca
         "GetItem from serverless_rps/game_store/nicknames.py:NicknameRows.holder is recorded only on a "
         "resource its test made missing (no-such-table): no test shows it on the stack's own"
     ]
+
+
+def test_shared_code_is_learned_through_a_chain_of_calls_that_reach_an_entry_point() -> None:
+    # A test calls the store directly, another the processor that calls the same store method:
+    # the processor runs in the game function and the operator's erase, so the store method does.
+    restore = "serverless_rps.game_store.store:DynamoGameStore.restore_number"
+    write = "serverless_rps.game_store.erasure:NumberErasure.restore_number"
+    named = {"TableName": "rps-idempotency", "Key": ["messageId"]}
+    through_the_processor = call("dynamodb", "UpdateItem", named, PROCESS, restore, write)
+    direct = call("dynamodb", "UpdateItem", named, restore, write)
+
+    assert findings([*CALLS, through_the_processor, direct]) == [
+        "game function, operator's tool: dynamodb:UpdateItem on table IdempotencyTable, needed by UpdateItem "
+        "from serverless_rps/game_store/erasure.py:NumberErasure.restore_number "
+        f"(reached from {learned_from}), is not allowed by the operator's read-write policy"
+        for learned_from in (restore, PROCESS)
+    ]

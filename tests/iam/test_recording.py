@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,8 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from serverless_rps.message_queue import DeadLetterQueue
+from serverless_rps.admin.verify import Verification, VerificationFailed
+from serverless_rps.message_queue import DeadLetterQueue, IncomingQueue
 from serverless_rps_local.in_process import REGION, TABLES, create_tables
 from tests.conftest import ALICE, FakeSms, Game
 from tests.iam.recording import ENVIRONMENT_VARIABLE, CallRecorder, read_calls
@@ -116,3 +118,27 @@ with mock_aws():
         "SendMessage",
         ["serverless_rps.message_queue:IncomingQueue.enqueue"],
     )
+
+
+def test_the_frames_stop_where_a_test_stands_in_between_two_pieces_of_shipped_code(recorded: Any) -> None:
+    # `verify` posts to the webhook over HTTP; here a test's stand-in enqueues in its place, as the
+    # webhook would: the enqueue is the webhook's in production, not the operator's tool's.
+    session, directory = recorded
+    sqs = session.client("sqs")
+    url = sqs.create_queue(QueueName="rps-incoming")["QueueUrl"]
+
+    def webhook(address: str, fields: Mapping[str, str], headers: Mapping[str, str]) -> tuple[int, str]:
+        IncomingQueue(sqs, url).enqueue(fields)
+        return 500, "the stand-in answers no further"
+
+    verification = Verification(
+        url="https://api.example.com/sms/secret",
+        account_sid="AC" + "0" * 32,
+        auth_token="token",
+        service_number="+15550000000",
+    )
+    with pytest.raises(VerificationFailed):
+        verification.run(lambda key: None, post=webhook)
+
+    [call] = read_calls(directory)
+    assert call["stack"] == ["serverless_rps.message_queue:IncomingQueue.enqueue"]
