@@ -7,11 +7,12 @@
 * The event source mapping: the call site is `serverless_rps_local.event_source`, which polls and
   deletes as Lambda's poller does in production, with the game function's role.
 
+A call's frames stop where a test or the local stack stands in between (tests/iam/recording.py).
 Many tests call shared code without its entry point (the processor, the store, the queues): such
-a call belongs to every principal the recording shows running the same function under its entry
-point (its outermost shipped frame, `MessageProcessor.process` say, seen below `app.lambda_handler`
-and below the operator's `erase`). A function never seen under an entry point has no principal,
-and the proof fails naming it.
+a call belongs to every principal the recording shows running the same function (its outermost
+shipped frame, `MessageProcessor.process` say, seen below `app.lambda_handler` and below the
+operator's `erase`), learned through chains of calls. A function no chain leads to from an entry
+point has no principal, and the proof fails naming it.
 
 The operator's policy comes in two variants: read-only, for the commands whose help says "(reads
 only)", and read-write. `OPERATOR_FUNCTIONS` says, of each function of admin/ that a test reaches
@@ -41,12 +42,11 @@ __all__ = [
 @dataclass(frozen=True)
 class Principal:
     name: str
-    function: str | None = None  # the template's function whose role it uses; None: the operator
 
 
-GAME_FUNCTION = Principal("game function", "GameFunction")
-EVENT_SOURCE_MAPPING = Principal("event source mapping", "GameFunction")
-WEBHOOK_FUNCTION = Principal("webhook function", "WebhookFunction")
+GAME_FUNCTION = Principal("game function")
+EVENT_SOURCE_MAPPING = Principal("event source mapping")  # with the game function's role
+WEBHOOK_FUNCTION = Principal("webhook function")
 OPERATOR = Principal("operator's tool")
 
 # Outermost first: the operator's tool runs the game's processor (erase), never the other way round.
