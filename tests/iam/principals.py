@@ -67,11 +67,22 @@ _DISPATCH = frozenset({"serverless_rps.admin.cli:main", "serverless_rps.admin.cl
 
 # Each function of admin/ a test reaches first, and the commands that run it. A function run by
 # a read-only command must be allowed by the read-only policy.
+_CONNECTING = (
+    "status",
+    "player",
+    "dlq list",
+    "dlq redrive",
+    "outbox pending",
+    "outbox resend",
+    "unlock",
+    "erase",
+    "verify",
+)
 OPERATOR_FUNCTIONS: Mapping[str, tuple[str, ...]] = {
     # Every command but campaign connects: the stack's settings (--stack), then the Twilio token.
-    "serverless_rps.admin.cli:_connect": ("status", "player", "dlq list", "outbox pending"),
-    "serverless_rps.admin.operations:Operator.connect": ("status", "player", "dlq list", "outbox pending"),
-    "serverless_rps.admin.locate:from_stack": ("status", "player", "dlq list", "outbox pending", "campaign"),
+    "serverless_rps.admin.cli:_connect": _CONNECTING,
+    "serverless_rps.admin.operations:Operator.connect": _CONNECTING,
+    "serverless_rps.admin.locate:from_stack": (*_CONNECTING, "campaign"),
     "serverless_rps.admin.cli:_campaign": ("campaign",),
     "serverless_rps.admin.operations:Operator.status": ("status",),
     "serverless_rps.admin.operations:Operator.player": ("player",),

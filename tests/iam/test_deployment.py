@@ -149,6 +149,8 @@ def test_the_read_only_commands_are_those_whose_help_says_they_only_read() -> No
     assert "erase" in helps
     assert "dlq redrive" in helps
     assert {command for command, text in helps.items() if "(reads only)" in text} == set(READ_ONLY_COMMANDS)
+    # And the table of the functions each command runs names the tool's commands, every one.
+    assert {command for commands in OPERATOR_FUNCTIONS.values() for command in commands} == set(helps)
 
 
 @pytest.mark.parametrize("function", sorted(OPERATOR_FUNCTIONS))
