@@ -1,9 +1,9 @@
 """IAM's decision on one request under one identity policy, for the least-privilege proof.
 
-Written here, small, rather than taken from a library: none that is maintained decides a request
-offline (policyuniverse parses and expands, parliament and cloudsplaining lint and assess,
-policy_sentry writes policies, AWS's policy simulator is an API call to an account), and moto's
-IAM mode matches resources for S3, SQS, IAM and STS only. docs/deployment.md says more.
+Written here, small, rather than taken from a library: none that is maintained and that we found
+decides a request offline (policyuniverse parses and expands, parliament and cloudsplaining lint
+and assess, policy_sentry writes policies, AWS's policy simulator is an API call to an account),
+and moto's IAM mode matches resources for S3, SQS, IAM and STS only. docs/deployment.md says more.
 
 What it follows, from AWS's documentation of policy evaluation and of the policy elements:
 
