@@ -15,10 +15,11 @@ import unicodedata
 from dataclasses import dataclass
 
 from serverless_rps import replies, revocation
-from serverless_rps.normalisation import normalised
+from serverless_rps.normalisation import normalised, without_accents
 from serverless_rps.rules import Move, move_from_word
 
 __all__ = [
+    "SPANISH_OPT_OUT_WORDS",
     "AnsweredByTwilio",
     "Command",
     "ListGames",
@@ -101,6 +102,7 @@ class OptOut:
 
     confirm: bool = False  # True when Twilio may not have answered it: the bot sends the one confirmation
     rule: str = "keyword"  # which rule matched, for the operator's audit log
+    language: revocation.Language = "en"  # the language the request was in, for the confirmation
 
 
 @dataclass(frozen=True)
@@ -146,6 +148,10 @@ Command = (
 #   https://www.twilio.com/help/faq/sms/does-twilio-support-stop-block-and-cancel-aka-sms-filtering);
 # - whole-message matching: https://help.twilio.com/articles/31560110671259 (OptOutType).
 OPT_OUT_WORDS = frozenset({"stop", "stopall", "unsubscribe", "cancel", "end", "quit", "optout", "revoke"})
+# Spanish opt-out keywords, as the whole message and as typed (accents or none: `Álto`, `NO MAS`).
+# Twilio's defaults are English only, so it neither answers nor blocks these: the bot confirms
+# them, unless the operator added them to Advanced Opt-Out (its `OptOutType` decides first).
+SPANISH_OPT_OUT_WORDS = frozenset({"alto", "parar", "para", "detener", "cancelar", "baja", "no mas"})
 OPT_IN_WORDS = frozenset({"start", "unstop", "yes"})
 HELP_WORDS = frozenset({"help", "?", "info"})
 NICK_WORDS = frozenset({"nick", "name"})
@@ -223,7 +229,7 @@ def parse(body: str, opt_out_type: str | None = None) -> Command:
     is a bad nickname, `throw rock stop` a throw at a player called stop, `help stop` help."""
     verdict = (opt_out_type or "").strip().upper()
     if verdict == _TWILIO_OPT_OUT:
-        return OptOut(confirm=False, rule="advanced-opt-out")
+        return OptOut(confirm=False, rule="advanced-opt-out", language=revocation.language_of(body))
     if verdict in (_TWILIO_OPT_IN, _TWILIO_HELP):
         return AnsweredByTwilio()
 
@@ -233,6 +239,8 @@ def parse(body: str, opt_out_type: str | None = None) -> Command:
         if _is_twilio_keyword(body):
             return OptOut(confirm=False, rule="keyword")
         return OptOut(confirm=True, rule="keyword-as-typed")
+    if " ".join(without_accents(keyword).split()) in SPANISH_OPT_OUT_WORDS:
+        return OptOut(confirm=True, rule="spanish-keyword", language="es")
     if keyword in OPT_IN_WORDS:
         return OptIn()
     if keyword in HELP_WORDS or (not keyword and "?" in text):
@@ -242,7 +250,7 @@ def parse(body: str, opt_out_type: str | None = None) -> Command:
     if isinstance(command, ReplyOnly) or command == ShowHelp(replies.unknown_help_topic()):
         revoked = revocation.classify(body)
         if revoked is not None:
-            return OptOut(confirm=True, rule=revoked.rule)
+            return OptOut(confirm=True, rule=revoked.rule, language=revoked.language)
     return command
 
 

@@ -223,9 +223,26 @@ def test_commands_still_parse_around_the_opt_out_words() -> None:
     assert parse("help throw") == ShowHelp(replies.help_topic("throw") or "")
 
 
-@pytest.mark.parametrize("body", ["STOP", "arrêt", "baja", "nick alice", "", "throw rock bob"])
-def test_twilios_stop_verdict_opts_out_whatever_the_body(body: str) -> None:
-    assert parse(body, opt_out_type="STOP") == OptOut(confirm=False, rule="advanced-opt-out")
+@pytest.mark.parametrize(
+    ("body", "language"),
+    [
+        ("STOP", "en"),
+        ("arrêt", "en"),
+        ("baja", "es"),
+        ("BAJA", "es"),
+        ("no me escriban", "es"),
+        ("nick alice", "en"),
+        ("", "en"),
+        ("throw rock bob", "en"),
+    ],
+)
+def test_twilios_stop_verdict_opts_out_whatever_the_body_and_says_its_language(
+    body: str, language: str
+) -> None:
+    # The operator's keywords may be in any language; the command says which, as for our own.
+    assert parse(body, opt_out_type="STOP") == OptOut(
+        confirm=False, rule="advanced-opt-out", language=language
+    )
 
 
 @pytest.mark.parametrize("opt_out_type", ["START", "HELP"])
