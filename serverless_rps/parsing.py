@@ -202,6 +202,8 @@ _RESERVED = frozenset(
     nickname_skeleton(word)
     for word in (
         OPT_OUT_WORDS
+        | SPANISH_OPT_OUT_WORDS
+        | revocation.RESERVED_WORDS  # "stop please", "stop bro", "alto amigo" never name a player
         | OPT_IN_WORDS
         | HELP_WORDS
         | NICK_WORDS

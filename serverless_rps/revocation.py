@@ -385,8 +385,8 @@ _COURTESY = _phrases(
             "no thanks",
             "no thank you",
             "i said",
-            "[from|off|of] [the|this|your|my] (list|lists|system|database|contacts|contact list)",
-            "[from|off|of] [the|this|your|my] mailing list",
+            "[from|off|of] (the|this|your|my) (list|lists|system|database|contacts|contact list)",
+            "[from|off|of] (the|this|your|my) mailing list",
             "with (the|these|those|your|all the|all these|all your) (text|message|call|notification)",
             *ADDRESS_WORDS["en"],
         )

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from serverless_rps import replies
+from serverless_rps import replies, revocation
 from serverless_rps.parsing import (
     HELP_WORDS,
     OPT_IN_WORDS,
@@ -103,6 +103,23 @@ def test_nicknames_cannot_be_commands_or_moves() -> None:
     for word in ("help", "Nick", "THROW", "games", "score", "stop", "rock", "pap", "sciss", "again"):
         assert not is_valid_nickname(word)
     assert is_valid_nickname("Rocky")
+
+
+def test_no_nickname_may_be_a_word_that_leaves_a_stop_a_request_to_stop() -> None:
+    # "stop please", "stop bro", "alto amigo" are opt-outs; were "bro" a player, "stop bro" could
+    # be read as about them. So every word a stop request may keep as company, and every stop
+    # word, is reserved, and the rule holds by construction whatever the lists become.
+    for word in revocation.RESERVED_WORDS:
+        assert not is_valid_nickname(word), word
+        assert not is_valid_nickname(word.upper()), word
+
+
+@pytest.mark.parametrize("word", ["bob", "alice", "Rocky", "king", "boss", "champ", "kid", "ace", "ana"])
+def test_a_stop_with_a_word_that_may_be_a_nickname_is_not_an_opt_out(word: str) -> None:
+    # Only the reviewed address words (bro, dude, sir, amigo...) are read as addressing the bot.
+    assert is_valid_nickname(word)
+    assert not isinstance(parse(f"stop {word}"), OptOut)
+    assert not isinstance(parse(f"alto {word}"), OptOut)
 
 
 @given(st.text(max_size=2500))
