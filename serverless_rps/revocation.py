@@ -138,7 +138,7 @@ _SPANISH_SPELLINGS = {
     "textees textee texteen contactes contacte contacten llames llame llamen molestes moleste molesten",
     "vuelvas": "vuelva vuelvan vuelve",
     # Stop doing it: "deja de", "dejen de", "dejá de" (vos), "deje de" (usted).
-    "deja": "dejen deje dejes dejar",
+    "deja": "dejen deje dejes dejas dejar",
     "dejame": "dejenme dejeme dejarme",
     # Take me off / delete me, as an order to tú, usted or ustedes.
     "sacame": "saquenme saqueme sacarme quitame quitenme quiteme quitarme borrame borrenme "
@@ -149,7 +149,7 @@ _SPANISH_SPELLINGS = {
     "cancelar": "cancela cancelen cancele",
     "suscripcion": "suscripciones subscripcion",
     "revoco": "retiro revocar retirar",
-    "consentimiento": "autorizacion permiso",
+    "consentimiento": "autorizacion autorizaciones permiso permisos",
     "equivocado": "equivocada equivocados equivocadas incorrecto incorrecta",
     "equivocaron": "equivocaste equivocan",
     "interesa": "interesan",
@@ -240,8 +240,8 @@ _CLEAR_PHRASES = _phrases(
         "opt-out": ("opt [me|this number|my number] out", "optout"),
         "do-not-text": (f"(dont|do not|never) [ever] (text|message|contact|call|spam|send) {_TO_ME}",),
         "do-not-want-texts": (
-            "(dont|do not|no longer) (want|wish) [to receive|to get] [any|any more|anymore|more|these|those"
-            "|the|your|all these] (text|message|call|notification)",
+            "(dont|do not|no longer) (want|wish) [to get] [any|any more|anymore|more|these|those|the|your"
+            "|all these] (text|message|call|notification)",
             "(dont|do not|no longer) (want|wish) to receive",
             "(dont|do not|no longer) (want|wish) you [to] (text|message|contact|call)",
         ),
@@ -265,20 +265,20 @@ _CLEAR_PHRASES = _phrases(
     {
         "stop-texting": ("(deja|para|paren|pare|parar|parale|detener) de escribir",),
         "do-not-text": (
-            "[ya] no [me|nos] escribas",
-            "[ya] no [me|nos] vuelvas a escribir",
+            "no [me|nos] escribas",
+            "no [me|nos] vuelvas a escribir",
             "nunca [mas] [me|nos] escribas",
-            "[ya] no quiero que [me|nos] [sigas|sigan] (escribas|escribir)",
+            "no quiero que [me|nos] [sigas|sigan] (escribas|escribir)",
         ),
         "do-not-want-texts": (
-            "[ya] no quiero [recibir] [mas|los|tus|sus|estos|esos|ningun|ninguno|ningunos|nada de]"
+            "no quiero [recibir] [mas|los|tus|sus|estos|esos|ningun|ninguno|ningunos|nada de]"
             " (message|text|llamadas|notificaciones)",
-            "[ya] no quiero recibir",
+            "no quiero recibir",
         ),
         "no-more-texts": ("(no mas|basta de) [los|tus|sus|estos] (message|text)",),
         "leave-me-alone": ("dejame en paz",),
         "delete-my-number": ("borra (mi|este|el) number",),
-        "remove-me": ("sacame de (la|su|tu|esta|sus|mi) (lista|sistema|base|contactos)",),
+        "remove-me": ("sacame de (la|su|tu|esta|sus|mi) (lista|sistema|base de datos|contactos)",),
         "unsubscribe": ("dar de baja",),
         "cancel-subscription": ("cancelar [mi|la|su|esta] suscripcion",),
         "wrong-number": (
@@ -295,7 +295,7 @@ _STOP_REQUESTS = _phrases(
     "en",
     {
         "stop-courtesy": (
-            "(stop|stopall|revoke|optout|quit|end|cancel|halt|cease|remove|enough)",
+            "(stop|stopall|revoke|quit|end|cancel|halt|cease|remove|enough)",
             "(stop|quit) it",
             "cut it out",
             "(stop|cancel) [all] this",
@@ -303,11 +303,11 @@ _STOP_REQUESTS = _phrases(
             "go away",
         ),
         "no-more": ("no more", "(no more|enough) (of|with) (this|these|those|them|it)"),
-        "not-interested": ("[im|i am] not interested",),
-        "do-not-want-texts": ("[i] (dont|do not|no longer) (want|wish) (this|these|them|it|any of this)",),
-        "remove-me": ("(remove|delete|erase) (me|it|my info|my data|my details|my contact)",),
-        "take-me-off": ("take (me|my number|this number) off", "(get me|i want) off"),
-        "delete-me": ("delete (me|my info|my data|my details|my account)",),
+        "not-interested": ("not interested",),
+        "do-not-want-texts": ("(dont|do not|no longer) (want|wish) (this|these|them|it|any of this)",),
+        "remove-me": ("(remove|erase) (it|my info|my data|my details|my contact)", "erase me"),
+        "take-me-off": ("(get me|i want) off",),
+        "delete-me": ("delete (me|it|my info|my data|my details|my account)",),
         "block-number": ("block",),
         "i-quit": (
             "(i|im|i am) (quit|quitting|done|out)",
@@ -322,7 +322,7 @@ _STOP_REQUESTS = _phrases(
         "stop-courtesy": ("(alto|para|parar|pare|paren|parale|detener|basta|baja|cancelar)",),
         "no-more": ("no mas",),
         "not-interested": ("no (me|nos) interesa",),
-        "do-not-want-texts": ("[ya] no quiero (nada|esto|eso)",),
+        "do-not-want-texts": ("no quiero (nada|esto|eso)",),
         "remove-me": ("sacame", "borralo"),
     },
 )
@@ -354,7 +354,6 @@ _COURTESY = _phrases(
             "already",
             "asap",
             "immediately",
-            "just",
             "all",
             "ok",
             "sorry",
@@ -371,22 +370,12 @@ _COURTESY = _phrases(
             "any more",
             "ever",
             "me",
-            "to me",
-            "this number",
-            "my number",
             "hey",
             "hi",
             "hello",
-            "yo",
-            "who is this",
-            "whos this",
-            "who dis",
-            "who are you",
             "no thanks",
             "no thank you",
-            "i said",
-            "[from|off|of] (the|this|your|my) (list|lists|system|database|contacts|contact list)",
-            "[from|off|of] (the|this|your|my) mailing list",
+            "[from|off|of] (the|this|your|my) [mailing|contact] (list|lists|system|database|contacts)",
             "with (the|these|those|your|all the|all these|all your) (text|message|call|notification)",
             *ADDRESS_WORDS["en"],
         )
@@ -412,7 +401,7 @@ _COURTESY = _phrases(
             "en serio",
             "de verdad",
             "neta",
-            "de (la|su|tu|esta|sus) lista",
+            "de (la|su|tu|esta|mi) lista",
             "de (aqui|aca|esto)",
             "este number",
             *ADDRESS_WORDS["es"],
@@ -436,9 +425,9 @@ _NEGATIONS: Mapping[Language, frozenset[str]] = {
 # Words that may stand between a negation and what it negates: "I can't ever stop", "no puedo parar".
 _BETWEEN_NEGATION_AND_STOP = frozenset(
     {"ever", "even", "really", "just", "gonna", "going", "to", "want", "wanna", "be", "able", "you", "make"}
-    | {"let", "get", "me", "i", "we", "it", "they", "he", "she", "yo"}
+    | {"let", "get", "me", "i", "we", "it"}
     | {"puedo", "puede", "puedes", "pueden", "podemos", "quiero", "quiere", "vas", "va", "voy", "vamos"}
-    | {"a", "te", "se", "lo"}
+    | {"a", "te", "se", "lo", "que"}
 )
 # Words that make what follows a supposition, not a request: "what happens if I stop".
 _HYPOTHETICALS = frozenset(
@@ -462,7 +451,7 @@ _LAUGHTER = frozenset({"lol", "lolol", "lmao", "lmfao", "rofl", "xd"})
 # `nick unsubscribe`, `apodo baja`, `ayuda alto`: a command word and its argument, in either
 # language (parsing reads the English ones first; the Spanish ones are SPANISH_GAME_WORDS).
 _COMMANDS_WITH_AN_ARGUMENT = frozenset(
-    {"nick", "name", "throw", "t", "play", "p", "again", "rematch", "help", "lang"}
+    {"nick", "name", "t", "play", "again", "help", "lang"}
 ) | frozenset().union(
     *(SPANISH_GAME_WORDS[command] for command in ("throw", "nick", "again", "help", "language"))
 )
@@ -482,7 +471,8 @@ _CLAUSE_STARTS = frozenset(
 )
 # Someone other than the texter or the bot: "make him stop", "que ella pare".
 _THIRD_PERSON = frozenset(
-    {"he", "she", "they", "him", "her", "them", "hes", "shes", "theyre", "ella", "ellos"}
+    {"he", "she", "they", "him", "her", "them", "hes", "shes", "theyre", "ella", "ellos", "dile", "diles"}
+    | {"digale", "digales", "pidele"}
 )
 # Words that put a third party before a stop: "tell bob to stop", "did alice quit", "bob and alice stop".
 _NAMING_A_THIRD_PARTY = frozenset(
@@ -494,9 +484,9 @@ _STATEMENTS = frozenset(
     {"wrong-number", "no-more-texts", "do-not-want-texts", "revoke-consent", "block-number", "not-interested"}
     | {"i-quit"}
 )
-# Before a third party, a question about them: "does it stop", "did bob quit".
+# Before a thing or a third party, a question about it stopping: "when does it stop", "did bob quit".
 _QUESTION_AUXILIARIES = frozenset({"do", "does", "did", "will", "would", "can", "could", "should"})
-_FIRST_AND_SECOND_PERSON = frozenset({"i", "we", "you", "yall"})
+_THINGS = frozenset({"it", "this", "that", "things"})
 # Verbs whose object is a person: "unsubscribe bob" unsubscribes bob.
 _VERBS_OF_A_PERSON = frozenset({"text", "message", "contact", "call", "spam", "unsubscribe", "optout"})
 _FROM_OR_WITH = frozenset({"from", "with", "de", "con"})
@@ -528,7 +518,7 @@ _FUNCTION_WORDS: Mapping[Language, frozenset[str]] = {
         | {"anyone", "everyone", "way", "lot", "people", "annoying", "whatever"}
     ),
     "es": frozenset(
-        {"unos", "unas", "les", "usted", "ustedes", "nosotros", "con", "sin", "sobre"}
+        {"unos", "unas", "les", "usted", "ustedes", "nosotros", "sin", "sobre"}
         | {"pero", "menos", "toda", "todos", "todas", "cada", "otro", "ese", "esa", "ahi", "alla", "hoy"}
         | {"dia", "dias", "noche", "veces", "siempre", "como", "donde", "porque", "estan", "fue", "ser"}
         | {"estar", "hay", "tengo", "tiene", "tienen", "cosa", "cosas", "algo", "alguien", "nadie"}
@@ -540,7 +530,7 @@ _NICKNAME_SHAPE = re.compile(r"[a-z0-9_]{3,15}")
 _NAME_WITH_DIGITS_OR_UNDERSCORE = re.compile(r"[a-z]+[0-9]+|\w*_\w*")
 _ENGLISH_MOVES = frozenset(
     move.value[:length] for move in Move for length in range(3, len(move.value) + 1)
-) | frozenset({"rocks", "papers", "scissor"})
+) | frozenset({"rocks", "papers"})
 
 
 def _words_in(phrases: Iterable[tuple[str, ...]]) -> frozenset[str]:
@@ -575,7 +565,6 @@ _ORDINARY_WORDS = (
         | _MODIFIERS
         | _THIRD_PERSON
         | _QUESTION_AUXILIARIES
-        | _FIRST_AND_SECOND_PERSON
         | _FROM_OR_WITH
         | _INTERJECTIONS
         | _LAUGHTER
@@ -588,7 +577,15 @@ _COURTESY_ONLY = _Meaning("", "en")
 
 
 def _may_be_a_nickname(word: str) -> bool:
-    return _NICKNAME_SHAPE.fullmatch(word) is not None and word not in _ORDINARY_WORDS
+    return (
+        _NICKNAME_SHAPE.fullmatch(word) is not None and word not in _ORDINARY_WORDS and not _is_laughter(word)
+    )
+
+
+def _may_name_a_player(word: str) -> bool:
+    """A word that may be a nickname and is not reserved: a stop word ("stop, stop texting me") or
+    a word a stop request keeps as company names no one."""
+    return _may_be_a_nickname(word) and word not in RESERVED_WORDS
 
 
 def _is_laughter(word: str) -> bool:
@@ -614,7 +611,7 @@ def classify(body: str) -> Revocation | None:
         meaning = _stop_request(words)
     if meaning is not None:
         return Revocation(meaning.rule, _language(folded_words, meaning.language))
-    spelled_out = _spelled_out(words)  # its letters are no language's words
+    spelled_out = _spelled_out(folded_words)  # as typed: `k` and `u` are letters here, not ok and you
     return Revocation(spelled_out.rule, spelled_out.language) if spelled_out else None
 
 
@@ -765,16 +762,16 @@ def _is_asked_of_a_third_party(words: list[str], start: int, meaning: _Meaning) 
         return False
     agent = words[index]
     asked = index > 0 and words[index - 1] in _QUESTION_AUXILIARIES
-    if agent in _THIRD_PERSON or (asked and agent not in _FIRST_AND_SECOND_PERSON):
+    if agent in _THIRD_PERSON or (asked and agent in _THINGS):
         return True
-    return _may_be_a_nickname(agent) and _is_in_a_names_place(words, index)
+    return _may_name_a_player(agent) and _is_in_a_names_place(words, index)
 
 
 def _is_in_a_names_place(words: list[str], index: int) -> bool:
     before = index - 1
     while before >= 0 and index - before <= _REACH and words[before] in _INTERJECTIONS:
         before -= 1
-    return before < 0 or words[before] in _NAMING_A_THIRD_PARTY
+    return before < 0 or words[before] in _NAMING_A_THIRD_PARTY or words[before] in _QUESTION_AUXILIARIES
 
 
 def _names_someone_after(words: list[str], end: int) -> bool:
@@ -782,14 +779,14 @@ def _names_someone_after(words: list[str], end: int) -> bool:
     person; `stop texting me bob`, `leave me alone alice`: a name that ends the text once the phrase
     is complete (after "me", "alone", a courtesy word). Not the object of a verb that takes a thing:
     `stop sending alerts`, `deja de enviar alertas`."""
-    if end < len(words) and words[end - 1] in _VERBS_OF_A_PERSON and _may_be_a_nickname(words[end]):
+    if end < len(words) and words[end - 1] in _VERBS_OF_A_PERSON and _may_name_a_player(words[end]):
         return True
     last = len(words) - 1
-    if last > end and words[last - 1] in _FROM_OR_WITH and _may_be_a_nickname(words[last]):
+    if last > end and words[last - 1] in _FROM_OR_WITH and _may_name_a_player(words[last]):
         return True  # `unsubscribe me from bob`
     if words[end - 1] in _VERBS_OF_A_THING or not 0 <= last - end <= _REACH:
         return False
-    if not _may_be_a_nickname(words[last]):
+    if not _may_name_a_player(words[last]):
         return False
     between = words[end:last]
     return all((word,) in _COURTESY for word in between) and (
@@ -800,13 +797,11 @@ def _names_someone_after(words: list[str], end: int) -> bool:
 def _starts_with_a_third_party(words: list[str]) -> bool:
     """`bob is so annoying stop`: a text about someone else, whose stop is theirs to do."""
     first = next((index for index, word in enumerate(words) if word not in _INTERJECTIONS), None)
-    if first is None or words[first] in RESERVED_WORDS:
-        return False
-    return words[first] in _THIRD_PERSON or _may_be_a_nickname(words[first])
+    return first is not None and (words[first] in _THIRD_PERSON or _may_name_a_player(words[first]))
 
 
 def _spelled_out(words: list[str]) -> _Meaning | None:
-    """`S T O P`, `A L T O`: single letters that spell a keyword."""
+    """`S T O P`, `A L T O`: single letters that spell a keyword. Its letters are no language's words."""
     spelled = "".join(words)
     if len(words) > 1 and all(len(word) == 1 for word in words) and spelled in _SPELLED_OUT_KEYWORDS:
         return _Meaning("spelled-out-keyword", "es" if spelled in _SPANISH_KEYWORDS else "en")

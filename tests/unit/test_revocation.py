@@ -195,6 +195,8 @@ def test_a_negated_phrase_is_not_a_revocation(text: str) -> None:
         # courtesy and stop phrases: "not interested" is a polite no, not a negation.
         ("Not interested. Unsubscribe", "unsubscribe"),
         ("not interested, stop texting me", "stop-texting"),
+        # A stop word is reserved, so never a player's name before a phrase.
+        ("stop, stop texting me", "stop-texting"),
     ],
 )
 def test_a_revocation_is_read_past_what_comes_before_or_after_it(text: str, rule: str) -> None:
@@ -349,6 +351,7 @@ def test_a_stop_with_an_object_a_noun_an_adjective_or_a_commands_shape_is_not_an
         "no quiero que me escriban",
         "ya no me manden nada xfa",
         "q ya no me escriban",
+        "alto, deja de escribirme",
     ],
 )
 def test_spanish_requests_to_stop_in_tu_usted_ustedes_or_vos_accents_or_none_are_opt_outs(text: str) -> None:
