@@ -275,7 +275,7 @@ _CLEAR_PHRASES = _phrases(
             " (message|text|llamadas|notificaciones)",
             "no quiero recibir",
         ),
-        "no-more-texts": ("(no mas|basta de) [los|tus|sus|estos] (message|text)",),
+        "no-more-texts": ("(no mas|basta de|basta ya de) [los|tus|sus|estos] (message|text)",),
         "leave-me-alone": ("dejame en paz",),
         "delete-my-number": ("borra (mi|este|el) number",),
         "remove-me": ("sacame de (la|su|tu|esta|sus|mi) (lista|sistema|base de datos|contactos)",),
@@ -304,7 +304,9 @@ _STOP_REQUESTS = _phrases(
         ),
         "no-more": ("no more", "(no more|enough) (of|with) (this|these|those|them|it)"),
         "not-interested": ("not interested",),
-        "do-not-want-texts": ("(dont|do not|no longer) (want|wish) (this|these|them|it|any of this)",),
+        "do-not-want-texts": (
+            "(dont|do not|no longer) (want|wish) [to get] (this|these|them|it|any of this)",
+        ),
         "remove-me": ("(remove|erase) (it|my info|my data|my details|my contact)", "erase me"),
         "take-me-off": ("(get me|i want) off",),
         "delete-me": ("delete (me|it|my info|my data|my details|my account)",),
@@ -425,10 +427,13 @@ _NEGATIONS: Mapping[Language, frozenset[str]] = {
 # Words that may stand between a negation and what it negates: "I can't ever stop", "no puedo parar".
 _BETWEEN_NEGATION_AND_STOP = frozenset(
     {"ever", "even", "really", "just", "gonna", "going", "to", "want", "wanna", "be", "able", "you", "make"}
-    | {"let", "get", "me", "i", "we", "it"}
+    | {"let", "get", "me", "i", "we", "it", "can", "could", "will", "would", "should"}
     | {"puedo", "puede", "puedes", "pueden", "podemos", "quiero", "quiere", "vas", "va", "voy", "vamos"}
     | {"a", "te", "se", "lo", "que"}
 )
+# Subjects that negate what they do, across a word at least: "nothing can stop me", "nadie me para"
+# (but "I signed up for nothing, stop" and "a nada, quítenme de la lista" are requests).
+_NEGATIVE_SUBJECTS = frozenset({"nothing", "nobody", "nada", "nadie"})
 # Words that make what follows a supposition, not a request: "what happens if I stop".
 _HYPOTHETICALS = frozenset(
     {"if", "when", "until", "till", "unless", "whether", "si", "cuando", "hasta", "aunque"}
@@ -514,14 +519,14 @@ _FUNCTION_WORDS: Mapping[Language, frozenset[str]] = {
         | {"every", "each", "many", "much", "most", "other", "another", "such", "what", "where", "which"}
         | {"there", "here", "today", "tonight", "tomorrow", "yesterday", "day", "days", "night", "week"}
         | {"time", "times", "always", "forever", "sometimes", "tho", "though", "like"}
-        | {"literally", "honestly", "things", "stuff", "anything", "something", "nothing", "everything"}
+        | {"literally", "honestly", "things", "stuff", "anything", "something", "everything"}
         | {"anyone", "everyone", "way", "lot", "people", "annoying", "whatever"}
     ),
     "es": frozenset(
         {"unos", "unas", "les", "usted", "ustedes", "nosotros", "sin", "sobre"}
         | {"pero", "menos", "toda", "todos", "todas", "cada", "otro", "ese", "esa", "ahi", "alla", "hoy"}
         | {"dia", "dias", "noche", "veces", "siempre", "como", "donde", "porque", "estan", "fue", "ser"}
-        | {"estar", "hay", "tengo", "tiene", "tienen", "cosa", "cosas", "algo", "alguien", "nadie"}
+        | {"estar", "hay", "tengo", "tiene", "tienen", "cosa", "cosas", "algo", "alguien"}
         | {"telefono", "cel", "celular", "juego"}
     ),
 }
@@ -562,6 +567,7 @@ _ORDINARY_WORDS = (
         | _NEGATIONS["en"]
         | _NEGATIONS["es"]
         | _HYPOTHETICALS
+        | _NEGATIVE_SUBJECTS
         | _MODIFIERS
         | _THIRD_PERSON
         | _QUESTION_AUXILIARIES
@@ -668,8 +674,15 @@ def _stop_request(words: list[str]) -> _Meaning | None:
     if _starts_with_a_third_party(words):
         return None
     tails = _tails(words)
-    for start, tail in enumerate(tails[1:-1], start=1):
-        if tail is not None and tail.rule and _ends_a_sentence(words, start, tail):
+    # Right to left, from the last stop to the courtesy words before it: a negation governs the
+    # stop itself ("nadie me para"), while a name or a modifier is only the word just before.
+    for start in range(len(words) - 1, 0, -1):
+        tail = tails[start]
+        if tail is None or not tail.rule:
+            continue
+        if _is_negated(words, start, tail.language):
+            break
+        if _ends_a_sentence(words, start, tail):
             return tail
     for start_of_the_rest, head in enumerate(heads[1:-1], start=1):
         if head is not None and head.rule and words[start_of_the_rest] in _CLAUSE_STARTS:
@@ -724,12 +737,8 @@ def _keep_a_stop(splits: list[_Meaning | None], position: int, meaning: _Meaning
 
 def _ends_a_sentence(words: list[str], start: int, meaning: _Meaning) -> bool:
     """Whether the stop request at words[start:] ends a sentence of its own: `this is so annoying
-    stop`, not `full stop`, `I can't stop`, `bob stop`, `make him stop`."""
-    return not (
-        words[start - 1] in _MODIFIERS
-        or _is_negated(words, start, meaning.language)
-        or _is_asked_of_a_third_party(words, start, meaning)
-    )
+    stop`, not `full stop` or `bob stop` (a negation is looked for by the caller)."""
+    return not (words[start - 1] in _MODIFIERS or _is_asked_of_a_third_party(words, start, meaning))
 
 
 def _is_negated(words: list[str], start: int, language: Language) -> bool:
@@ -741,6 +750,8 @@ def _is_negated(words: list[str], start: int, language: Language) -> bool:
         return False
     for index in range(start - 1, max(-1, start - 1 - _REACH), -1):
         if words[index] in negations or words[index] in _HYPOTHETICALS:
+            return True
+        if words[index] in _NEGATIVE_SUBJECTS and index < start - 1:
             return True
         if words[index] not in _BETWEEN_NEGATION_AND_STOP:
             return False

@@ -176,6 +176,7 @@ def test_a_usage_error_may_be_a_revocation(text: str) -> None:
         "ana no deja de escribirme",
         "no dejes de mandarme mensajes",
         "what happens if i stop",  # a supposition is no request either
+        "nothing can stop me",
     ],
 )
 def test_a_negated_phrase_is_not_a_revocation(text: str) -> None:
@@ -253,6 +254,8 @@ def test_stop_sending_anything_is_an_opt_out(text: str) -> None:
         "who signed me up? take me off",
         "stop. i never signed up for this",
         "i never agreed to get texts from you. remove me from your list",
+        "i signed up for nothing, stop",
+        "no me suscribí a nada, quítenme de la lista",
         "quien les dio mi numero? ya no me escriban",
     ],
 )

@@ -304,6 +304,7 @@ CLEAR_PHRASES = {
     "basta de tus mensajes": "basta de tus mensajes lol",
     "no mas sus mensajes": "no más sus mensajes lol",
     "basta de estos mensajes": "basta de estos mensajes lol",
+    "basta ya de mensajes": "basta ya de mensajes lol",
     "no mas textos": "no más textos lol",
     "dejame en paz": "déjame en paz",
     "borra mi numero": "borra mi número",
@@ -375,6 +376,7 @@ STOP_REQUESTS = {
     "do not want these": "do not want these",
     "no longer want them": "no longer want them",
     "dont wish it": "i dont wish it",
+    "dont want to get these": "i dont want to get these",
     "dont want any of this": "i dont want any of this",
     "erase me": "erase me",
     "erase it": "erase it",
@@ -602,6 +604,11 @@ NEGATED = {
     "i": "what if i stop texting",
     "we": "what if we stop texting",
     "it": "I can't make it stop",
+    "can": "nothing can ever stop me",
+    "could": "nothing could stop me",
+    "will": "nothing will stop me",
+    "would": "nothing would stop me",
+    "should": "nothing should stop me",
     "puedo": "no puedo parar",
     "puede": "no puede parar",
     "puedes": "no puedes parar",
@@ -618,6 +625,11 @@ NEGATED = {
     "se": "no se puede parar",
     "lo": "no lo quiero parar",
     "que": "no quiero que dejes de escribirme",
+    # Subjects that negate what they do, across a word.
+    "nothing": "honestly nothing can stop me",
+    "nobody": "nobody can stop me",
+    "nada": "nada me para",
+    "nadie": "porque nadie me para",
     # Suppositions: what follows is no request.
     "if": "if you stop texting me",
     "when": "when you stop texting me",
@@ -928,13 +940,13 @@ ORDINARY_WORDS = {
         | {"another", "such", "what", "where", "which", "there", "here", "today", "tonight", "tomorrow"}
         | {"yesterday", "day", "days", "night", "week", "time", "times", "always", "forever", "sometimes"}
         | {"tho", "though", "like", "literally", "honestly", "things", "stuff", "anything", "something"}
-        | {"nothing", "everything", "anyone", "everyone", "way", "lot", "people", "annoying", "whatever"}
+        | {"everything", "anyone", "everyone", "way", "lot", "people", "annoying", "whatever"}
     ),
     "es": sorted(
         {"unos", "unas", "les", "usted", "ustedes", "nosotros", "sin", "sobre", "pero", "menos"}
         | {"toda", "todos", "todas", "cada", "otro", "ese", "esa", "ahi", "alla", "hoy", "dia", "dias"}
         | {"noche", "veces", "siempre", "como", "donde", "porque", "estan", "fue", "ser", "estar", "hay"}
-        | {"tengo", "tiene", "tienen", "cosa", "cosas", "algo", "alguien", "nadie", "telefono", "cel"}
+        | {"tengo", "tiene", "tienen", "cosa", "cosas", "algo", "alguien", "telefono", "cel"}
         | {"celular", "juego"}
     ),
 }
