@@ -4,8 +4,9 @@ Commands are case-insensitive and forgiving of extra spaces, of look-alike Unico
 letters, invisible characters) and of punctuation around a lone keyword. Bad input becomes a
 `ReplyOnly` command carrying a short explanation, so the caller never has to handle a parse error.
 
-Opt-out, opt-in and help keywords are Twilio's as much as ours; docs/opt-out.md says who answers
-which, with and without Twilio's Advanced Opt-Out (which adds `OptOutType` to the webhook).
+Opt-out, opt-in and help keywords are Twilio's as much as ours (but for the Spanish opt-out
+keywords, which only the bot reads); docs/opt-out.md says who answers which, with and without
+Twilio's Advanced Opt-Out (which adds `OptOutType` to the webhook).
 """
 
 from __future__ import annotations
@@ -225,10 +226,11 @@ def parse(body: str, opt_out_type: str | None = None) -> Command:
     """`opt_out_type` is Twilio's `OptOutType` webhook parameter (Advanced Opt-Out only): when it
     is STOP, START or HELP it decides, whatever the body says; any other value counts as absent.
 
-    In order: Twilio's verdict; a lone keyword (opt-out, opt-in, help); a command; and only for
-    text no command reads (what would be answered "didn't get that" or a usage error) the
-    free-text revocation rules of `revocation.py`. So a real command always wins: `nick stop`
-    is a bad nickname, `throw rock stop` a throw at a player called stop, `help stop` help."""
+    In order: Twilio's verdict; a lone keyword (opt-out in English or Spanish, opt-in, help); a
+    command; and only for text no command reads (what would be answered "didn't get that" or a
+    usage error) the free-text revocation rules of `revocation.py`. So a real command always
+    wins: `nick stop` is a bad nickname, `throw rock stop` a throw at a player called stop, `help
+    stop` help."""
     verdict = (opt_out_type or "").strip().upper()
     if verdict == _TWILIO_OPT_OUT:
         return OptOut(confirm=False, rule="advanced-opt-out", language=revocation.language_of(body))

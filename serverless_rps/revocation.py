@@ -59,7 +59,6 @@ from serverless_rps.normalisation import normalised, without_accents
 from serverless_rps.rules import Move
 
 __all__ = [
-    "ADDRESS_WORDS",
     "RESERVED_WORDS",
     "SPANISH_GAME_WORDS",
     "SPANISH_MOVES",
@@ -101,7 +100,7 @@ SPANISH_MOVES: Mapping[str, Move] = {
     "tijeras": Move.SCISSORS,
 }
 
-# --- Reading ---------------------------------------------------------------------------------
+# --- Reading --------------------------------------------------------------------------------------
 
 # People's spellings, each to one word the rules below are written in (accents already gone).
 _ENGLISH_SPELLINGS = {
@@ -183,7 +182,7 @@ def _canonical_words(folded_words: list[str]) -> list[str]:
     return [_CANONICAL.get(word, word) for word in folded_words]
 
 
-# --- The rules' notation ---------------------------------------------------------------------
+# --- The rules' notation --------------------------------------------------------------------------
 
 
 def _expand(pattern: str) -> list[tuple[str, ...]]:
@@ -215,7 +214,7 @@ def _phrases(language: Language, rules: Mapping[str, Iterable[str]]) -> dict[tup
     }
 
 
-# --- Revocation signals ----------------------------------------------------------------------
+# --- Revocation signals ---------------------------------------------------------------------------
 
 _STOP_VERBS = "(stop|quit|end|cancel|cease|halt|discontinue)"
 _CONTACT_NOUNS = "(text|message|contact|call|spam|notification|communication)"
@@ -337,7 +336,7 @@ _SPELLED_OUT_KEYWORDS = (
 
 # Words that address someone: "stop bro", "alto amigo". They are reserved from nicknames, so that a
 # stop with one of them never names a player.
-ADDRESS_WORDS: Mapping[Language, frozenset[str]] = {
+_ADDRESS_WORDS: Mapping[Language, frozenset[str]] = {
     "en": frozenset({"bro", "bruh", "dude", "man", "sir", "maam", "madam", "mate", "buddy", "pal", "guys"})
     | frozenset({"yall", "fam"}),
     "es": frozenset({"amigo", "amiga", "wey", "guey", "compa", "boludo", "boluda", "vos", "senor", "senora"}),
@@ -379,7 +378,7 @@ _COURTESY = _phrases(
             "no thank you",
             "[from|off|of] (the|this|your|my) [mailing|contact] (list|lists|system|database|contacts)",
             "with (the|these|those|your|all the|all these|all your) (text|message|call|notification)",
-            *ADDRESS_WORDS["en"],
+            *_ADDRESS_WORDS["en"],
         )
     },
 ) | _phrases(
@@ -406,7 +405,7 @@ _COURTESY = _phrases(
             "de (la|su|tu|esta|mi) lista",
             "de (aqui|aca|esto)",
             "este number",
-            *ADDRESS_WORDS["es"],
+            *_ADDRESS_WORDS["es"],
         )
     },
 )
@@ -415,7 +414,36 @@ _COURTESY = _phrases(
 # sentences about the game ("when does it end", "alice rage quit").
 _NOT_AT_THE_END = frozenset({("end",), ("quit",)})
 
-# --- Game signals and sentence structure -----------------------------------------------------
+# --- Game signals ---------------------------------------------------------------------------------
+
+# A move or the contest: a text that names them is about the game.
+_CONTEST_WORDS = frozenset(
+    {"win", "wins", "winning", "won", "winner", "lose", "loses", "losing", "lost", "loser", "beat"}
+    | {"beats", "beating", "beaten", "cheat", "cheats", "cheating", "cheated", "cheater", "rematch"}
+    | {"leaderboard", "leaders", "scoreboard", "score", "scores", "top", "rank", "ranking", "ranked"}
+    | {"points", "gg", "challenge", "challenges", "challenged", "challenging", "opponent", "streak"}
+    | {"throw", "throws", "threw", "move", "moves"}
+    | {"gano", "gana", "ganas", "ganan", "ganar", "gane", "ganaste", "ganando", "ganador", "pierdo"}
+    | {"pierde", "pierdes", "perder", "perdi", "perdiste", "perdio", "perdiendo", "perdedor", "trampa"}
+    | {"trampas", "tramposo", "tramposa", "revancha", "reto", "retos", "retar", "puntos", "puntaje"}
+    | {"jugada", "jugadas", "tirar", "tira", "tiro", "tire", "tiras"}
+)
+_LAUGHTER = frozenset({"lol", "lolol", "lmao", "lmfao", "rofl", "xd"})
+# `nick unsubscribe`, `apodo baja`, `ayuda alto`: a command word and its argument, in either
+# language (parsing reads the English ones first; the Spanish ones are SPANISH_GAME_WORDS).
+_COMMANDS_WITH_AN_ARGUMENT = frozenset(
+    {"nick", "name", "t", "play", "again", "help", "lang"}
+) | frozenset().union(
+    *(SPANISH_GAME_WORDS[command] for command in ("throw", "nick", "again", "help", "language"))
+)
+_NICKNAME_SHAPE = re.compile(r"[a-z0-9_]{3,15}")  # parsing's nickname alphabet, casefolded
+_NAME_WITH_DIGITS_OR_UNDERSCORE = re.compile(r"[a-z]+[0-9]+|\w*_\w*")
+_ENGLISH_MOVES = frozenset(
+    move.value[:length] for move in Move for length in range(3, len(move.value) + 1)
+) | frozenset({"rocks", "papers"})
+
+
+# --- The sentence around a stop -------------------------------------------------------------------
 
 _NEGATIONS: Mapping[Language, frozenset[str]] = {
     "en": frozenset(
@@ -440,26 +468,6 @@ _HYPOTHETICALS = frozenset(
 )
 _REACH = 4  # how far back a negation or a third party is looked for: "I can't ever stop texting"
 
-# A move or the contest: a text that names them is about the game.
-_CONTEST_WORDS = frozenset(
-    {"win", "wins", "winning", "won", "winner", "lose", "loses", "losing", "lost", "loser", "beat"}
-    | {"beats", "beating", "beaten", "cheat", "cheats", "cheating", "cheated", "cheater", "rematch"}
-    | {"leaderboard", "leaders", "scoreboard", "score", "scores", "top", "rank", "ranking", "ranked"}
-    | {"points", "gg", "challenge", "challenges", "challenged", "challenging", "opponent", "streak"}
-    | {"throw", "throws", "threw", "move", "moves"}
-    | {"gano", "gana", "ganas", "ganan", "ganar", "gane", "ganaste", "ganando", "ganador", "pierdo"}
-    | {"pierde", "pierdes", "perder", "perdi", "perdiste", "perdio", "perdiendo", "perdedor", "trampa"}
-    | {"trampas", "tramposo", "tramposa", "revancha", "reto", "retos", "retar", "puntos", "puntaje"}
-    | {"jugada", "jugadas", "tirar", "tira", "tiro", "tire", "tiras"}
-)
-_LAUGHTER = frozenset({"lol", "lolol", "lmao", "lmfao", "rofl", "xd"})
-# `nick unsubscribe`, `apodo baja`, `ayuda alto`: a command word and its argument, in either
-# language (parsing reads the English ones first; the Spanish ones are SPANISH_GAME_WORDS).
-_COMMANDS_WITH_AN_ARGUMENT = frozenset(
-    {"nick", "name", "t", "play", "again", "help", "lang"}
-) | frozenset().union(
-    *(SPANISH_GAME_WORDS[command] for command in ("throw", "nick", "again", "help", "language"))
-)
 
 # Before "stop", words that make it a noun; before "alto" or "baja", words that make them
 # adjectives ("muy alto", "está baja").
@@ -479,7 +487,7 @@ _THIRD_PERSON = frozenset(
     {"he", "she", "they", "him", "her", "them", "hes", "shes", "theyre", "ella", "ellos", "dile", "diles"}
     | {"digale", "digales", "pidele"}
 )
-# Words that put a third party before a stop: "tell bob to stop", "did alice quit", "bob and alice stop".
+# Words that put a third party before a stop: "tell bob to stop", "bob and alice stop", "dile a ana que".
 _NAMING_A_THIRD_PARTY = frozenset(
     {"tell", "told", "make", "made", "let", "get", "ask", "asked", "want", "need", "wish", "hope", "and"}
     | {"que", "a"}
@@ -530,12 +538,6 @@ _FUNCTION_WORDS: Mapping[Language, frozenset[str]] = {
         | {"telefono", "cel", "celular", "juego"}
     ),
 }
-
-_NICKNAME_SHAPE = re.compile(r"[a-z0-9_]{3,15}")
-_NAME_WITH_DIGITS_OR_UNDERSCORE = re.compile(r"[a-z]+[0-9]+|\w*_\w*")
-_ENGLISH_MOVES = frozenset(
-    move.value[:length] for move in Move for length in range(3, len(move.value) + 1)
-) | frozenset({"rocks", "papers"})
 
 
 def _words_in(phrases: Iterable[tuple[str, ...]]) -> frozenset[str]:
@@ -601,7 +603,7 @@ def _is_laughter(word: str) -> bool:
     )
 
 
-# --- Deciding --------------------------------------------------------------------------------
+# --- Deciding -------------------------------------------------------------------------------------
 
 
 def classify(body: str) -> Revocation | None:
@@ -825,7 +827,7 @@ def _vocabulary(spellings: Mapping[str, str], language: Language) -> frozenset[s
         phrase for table in tables for phrase, meaning in table.items() if meaning.language == language
     )
     spelled = frozenset(_canonical(spellings)) | frozenset(spellings)
-    return in_tables | spelled | _FUNCTION_WORDS[language] | _NEGATIONS[language] | ADDRESS_WORDS[language]
+    return in_tables | spelled | _FUNCTION_WORDS[language] | _NEGATIONS[language] | _ADDRESS_WORDS[language]
 
 
 # Words of one language and not the other, to tell which a text is in ("stop" is both's).
