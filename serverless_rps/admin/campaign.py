@@ -74,7 +74,7 @@ def registration(program: Program) -> dict[str, Any]:
                 "reply": replies.opt_out_confirmation(program),
             },
             {
-                "kind": "opt-out (Spanish: add these to Advanced Opt-Out)",
+                "kind": "opt-out (Spanish)",
                 "keywords": _keywords(parsing.SPANISH_OPT_OUT_WORDS),
                 "reply": replies.opt_out_confirmation(program),
             },
