@@ -15,7 +15,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from serverless_rps import replies, revocation
+from serverless_rps import replies, revocation, revocation_words
 from serverless_rps.normalisation import normalised, without_accents
 from serverless_rps.rules import Move, move_from_word
 
@@ -103,7 +103,7 @@ class OptOut:
 
     confirm: bool = False  # True when Twilio may not have answered it: the bot sends the one confirmation
     rule: str = "keyword"  # which rule matched, for the operator's audit log
-    language: revocation.Language = "en"  # the language the request was in, for the confirmation
+    language: revocation_words.Language = "en"  # the language the request was in, for the confirmation
 
 
 @dataclass(frozen=True)
@@ -204,7 +204,7 @@ _RESERVED = frozenset(
     for word in (
         OPT_OUT_WORDS
         | SPANISH_OPT_OUT_WORDS
-        | revocation.RESERVED_WORDS  # "stop please", "stop bro", "alto amigo" never name a player
+        | revocation_words.RESERVED_WORDS  # "stop please", "stop bro", "alto amigo" never name a player
         | OPT_IN_WORDS
         | HELP_WORDS
         | NICK_WORDS

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from serverless_rps import replies, revocation
+from serverless_rps import replies, revocation_words
 from serverless_rps.parsing import (
     HELP_WORDS,
     OPT_IN_WORDS,
@@ -109,7 +109,7 @@ def test_no_nickname_may_be_a_word_that_leaves_a_stop_a_request_to_stop() -> Non
     # "stop please", "stop bro", "alto amigo" are opt-outs; were "bro" a player, "stop bro" could
     # be read as about them. So every word a stop request may keep as company, and every stop
     # word, is reserved, and the rule holds by construction whatever the lists become.
-    for word in revocation.RESERVED_WORDS:
+    for word in revocation_words.RESERVED_WORDS:
         assert not is_valid_nickname(word), word
         assert not is_valid_nickname(word.upper()), word
 

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from serverless_rps import replies, revocation
+from serverless_rps import replies, revocation, revocation_words
 from serverless_rps.parsing import (
     Command,
     ListGames,
@@ -389,7 +389,7 @@ def test_the_rules_notation_allows_the_word_sequences_it_says(
     # tables are expanded from this notation once, when the module loads; the tests above read
     # texts through them, and this pins the notation a new rule is written in. (A mutation run
     # switches a planted bug on only inside a test's calls, which that load is not.)
-    assert set(revocation._expand(pattern)) == phrases
+    assert set(revocation_words._expand(pattern)) == phrases
 
 
 # Bad input: mixed scripts and languages, full-width letters, zero-width characters, emoji,
@@ -536,9 +536,9 @@ def test_a_1600_character_text_costs_a_bounded_number_of_look_ups_per_word(
     # length (once for clear phrases, three times in each direction for stop requests, and a
     # bounded look around each phrase), so the work grows with the text's length and no faster.
     assert len(text) <= 1600
-    for table in ("_CLEAR_PHRASES", "_STOP_REQUESTS", "_COURTESY"):
-        monkeypatch.setattr(revocation, table, CountingLookups(getattr(revocation, table)))
+    for table in ("CLEAR_PHRASES", "STOP_REQUESTS", "COURTESY"):
+        monkeypatch.setattr(revocation_words, table, CountingLookups(getattr(revocation_words, table)))
     CountingLookups.lookups = 0
     classify(text)
     words = len(revocation.words_of(text))
-    assert CountingLookups.lookups <= 8 * revocation._LONGEST_PHRASE * (words + 1)
+    assert CountingLookups.lookups <= 8 * revocation_words.LONGEST_PHRASE * (words + 1)

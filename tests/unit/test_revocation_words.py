@@ -1,4 +1,4 @@
-"""Every word of every list in serverless_rps/revocation.py, and every Spanish keyword in
+"""Every word of every list in serverless_rps/revocation_words.py, and every Spanish keyword in
 serverless_rps/parsing.py, each with a text of its own that is read otherwise without it.
 
 The lists are module data, where a mutation run (scripts/mutants.py) plants no bug: a negation
@@ -19,7 +19,8 @@ import pytest
 
 from serverless_rps import revocation
 from serverless_rps.parsing import SPANISH_OPT_OUT_WORDS, OptOut, is_valid_nickname, parse
-from serverless_rps.revocation import SPANISH_GAME_WORDS, words_of
+from serverless_rps.revocation import words_of
+from serverless_rps.revocation_words import SPANISH_GAME_WORDS
 
 
 def opts_out(text: str) -> bool:
