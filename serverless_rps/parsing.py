@@ -4,8 +4,9 @@ Commands are case-insensitive and forgiving of extra spaces, of look-alike Unico
 letters, invisible characters) and of punctuation around a lone keyword. Bad input becomes a
 `ReplyOnly` command carrying a short explanation, so the caller never has to handle a parse error.
 
-Opt-out, opt-in and help keywords are Twilio's as much as ours; docs/opt-out.md says who answers
-which, with and without Twilio's Advanced Opt-Out (which adds `OptOutType` to the webhook).
+Opt-out, opt-in and help keywords are Twilio's as much as ours (but for the Spanish opt-out
+keywords, which only the bot reads); docs/opt-out.md says who answers which, with and without
+Twilio's Advanced Opt-Out (which adds `OptOutType` to the webhook).
 """
 
 from __future__ import annotations
@@ -14,11 +15,12 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from serverless_rps import replies, revocation
-from serverless_rps.normalisation import normalised
+from serverless_rps import replies, revocation, revocation_words
+from serverless_rps.normalisation import normalised, without_accents
 from serverless_rps.rules import Move, move_from_word
 
 __all__ = [
+    "SPANISH_OPT_OUT_WORDS",
     "AnsweredByTwilio",
     "Command",
     "ListGames",
@@ -101,6 +103,7 @@ class OptOut:
 
     confirm: bool = False  # True when Twilio may not have answered it: the bot sends the one confirmation
     rule: str = "keyword"  # which rule matched, for the operator's audit log
+    language: revocation_words.Language = "en"  # the language the request was in, for the confirmation
 
 
 @dataclass(frozen=True)
@@ -146,6 +149,10 @@ Command = (
 #   https://www.twilio.com/help/faq/sms/does-twilio-support-stop-block-and-cancel-aka-sms-filtering);
 # - whole-message matching: https://help.twilio.com/articles/31560110671259 (OptOutType).
 OPT_OUT_WORDS = frozenset({"stop", "stopall", "unsubscribe", "cancel", "end", "quit", "optout", "revoke"})
+# Spanish opt-out keywords, as the whole message and as typed (accents or none: `Álto`, `NO MAS`).
+# Twilio's defaults are English only, so it neither answers nor blocks these: the bot confirms
+# them, unless the operator added them to Advanced Opt-Out (its `OptOutType` decides first).
+SPANISH_OPT_OUT_WORDS = frozenset({"alto", "parar", "para", "detener", "cancelar", "baja", "no mas"})
 OPT_IN_WORDS = frozenset({"start", "unstop", "yes"})
 HELP_WORDS = frozenset({"help", "?", "info"})
 NICK_WORDS = frozenset({"nick", "name"})
@@ -196,6 +203,8 @@ _RESERVED = frozenset(
     nickname_skeleton(word)
     for word in (
         OPT_OUT_WORDS
+        | SPANISH_OPT_OUT_WORDS
+        | revocation_words.RESERVED_WORDS  # "stop please", "stop bro", "alto amigo" never name a player
         | OPT_IN_WORDS
         | HELP_WORDS
         | NICK_WORDS
@@ -217,13 +226,14 @@ def parse(body: str, opt_out_type: str | None = None) -> Command:
     """`opt_out_type` is Twilio's `OptOutType` webhook parameter (Advanced Opt-Out only): when it
     is STOP, START or HELP it decides, whatever the body says; any other value counts as absent.
 
-    In order: Twilio's verdict; a lone keyword (opt-out, opt-in, help); a command; and only for
-    text no command reads (what would be answered "didn't get that" or a usage error) the
-    free-text revocation rules of `revocation.py`. So a real command always wins: `nick stop`
-    is a bad nickname, `throw rock stop` a throw at a player called stop, `help stop` help."""
+    In order: Twilio's verdict; a lone keyword (opt-out in English or Spanish, opt-in, help); a
+    command; and only for text no command reads (what would be answered "didn't get that" or a
+    usage error) the free-text revocation rules of `revocation.py`. So a real command always
+    wins: `nick stop` is a bad nickname, `throw rock stop` a throw at a player called stop, `help
+    stop` help."""
     verdict = (opt_out_type or "").strip().upper()
     if verdict == _TWILIO_OPT_OUT:
-        return OptOut(confirm=False, rule="advanced-opt-out")
+        return OptOut(confirm=False, rule="advanced-opt-out", language=revocation.language_of(body))
     if verdict in (_TWILIO_OPT_IN, _TWILIO_HELP):
         return AnsweredByTwilio()
 
@@ -233,6 +243,8 @@ def parse(body: str, opt_out_type: str | None = None) -> Command:
         if _is_twilio_keyword(body):
             return OptOut(confirm=False, rule="keyword")
         return OptOut(confirm=True, rule="keyword-as-typed")
+    if " ".join(without_accents(keyword).split()) in SPANISH_OPT_OUT_WORDS:
+        return OptOut(confirm=True, rule="spanish-keyword", language="es")
     if keyword in OPT_IN_WORDS:
         return OptIn()
     if keyword in HELP_WORDS or (not keyword and "?" in text):
@@ -242,7 +254,7 @@ def parse(body: str, opt_out_type: str | None = None) -> Command:
     if isinstance(command, ReplyOnly) or command == ShowHelp(replies.unknown_help_topic()):
         revoked = revocation.classify(body)
         if revoked is not None:
-            return OptOut(confirm=True, rule=revoked.rule)
+            return OptOut(confirm=True, rule=revoked.rule, language=revoked.language)
     return command
 
 

@@ -1,237 +1,363 @@
-"""Is this free text a request to stop texting? Pure: standard library only.
+"""Is this free text a request to stop texting, in English or in Spanish? Pure: standard library only.
 
 Since 11 April 2025 a person may revoke consent to texts "by any reasonable means" (the FCC's
-rule, 47 CFR 64.1200(a)(10)): "please stop texting me" counts as much as STOP. Twilio acts only
-on its single-word keywords, so the rest reaches the bot, and `parsing.parse` asks `classify`
-about any text that is not a real command. docs/opt-out.md says what counts and why.
+rule, 47 CFR 64.1200(a)(10)): "please stop texting me" and "ya no me escriban" count as much as
+STOP. Twilio acts only on its single-word English keywords, so the rest reaches the bot, and
+`parsing.parse` asks `classify` about any text that is not a real command. docs/opt-out.md says
+what counts and why.
 
-The classifier is a tiny grammar over words, not a model. The text is normalised as command
-keywords are (`normalisation.normalised`, then casefolded), apostrophes are dropped (`don't` is
-`dont`), every other non-letter separates words, and common spellings become one word (`txt`,
-`msgs` and `texting` are all `text`; `pls` and `plz` are `please`). Then two kinds of rule:
+The classifier weighs what in a text asks to stop texting against what in it is about the game,
+word by word, not with a model. A text is read as command keywords are
+(`normalisation.normalised`), casefolded, without accents (`número` is `numero`) or apostrophes
+(`don't` is `dont`); every other non-letter separates words, and people's spellings become one
+word (`txt`, `msgs` -> `text`, `message`; `porfa`, `xfa` -> `porfavor`; `escríbanme`,
+`mándame` -> `escribir`). Punctuation never decides: people leave it out ("this is harassment
+stop"), and a rule that needed it would miss them.
 
-- A **clear phrase** anywhere in the text ("stop texting", "unsubscribe", "leave me alone",
-  "wrong number"...) is a revocation, unless a negation comes just before it ("I can't stop
-  texting" is not).
-- A **bare stop** ("stop", "stop it", "remove me", "I quit"...) is one only when every other
-  word of the text is a courtesy or context word ("please", "now", "thx", "who is this"). One
-  unknown word is enough to leave it alone: "stop bob", "please stop winning", "stop, hammer
-  time" and every other sentence that only mentions stopping are game talk, not a revocation.
+What asks to stop:
 
-Matching looks words up in sets, a bounded number of times per word: a 1,600-character text
-costs a few thousand look-ups and no pattern can backtrack.
+- a **clear phrase** ("stop texting", "unsubscribe", "wrong number", "remove me from", "no me
+  escribas", "número equivocado"), wherever it stands;
+- a **stop request** ("stop", "quit it", "no more", "remove me", "alto", "basta", "sáquenme")
+  whose only company is courtesy and address words ("please", "now", "bro"; "ya", "porfa",
+  "amigo"), as the whole text, as its end ("this is so annoying, stop") or as its start before a
+  new clause ("stop it, I'm done with this game").
+
+What outweighs it (the game signals):
+
+- a **move or a word of the contest** ("rock", "win", "cheating", "leaderboard", "piedra",
+  "trampa") anywhere outside the phrase: the text is about the game;
+- **laughter or a nickname's shape** ("lol", "jaja", `alice_99`): enough against a stop request,
+  not against a clear phrase;
+- **the sentence around the stop**: a negation or an "if" before it ("can't stop texting", "no
+  para de ganar", "what if I stop"); a third party who is to stop ("tell bob to stop", "make him
+  stop", "bob needs to stop", "stop texting me bob", "dile a ana que deje de escribirme", "when
+  does it stop"); "stop" as a noun or "alto" as an adjective ("bus stop", "muy alto"); a stop
+  with an object other than texting ("stop bob", "stop winning", "para bob": the word after a
+  stop request must be courtesy or start a new clause); a command's shape (`nick unsubscribe`,
+  `apodo baja`).
+
+A third party is a word that may be a nickname (one no list of the words knows: `bob`, not `this`,
+`spam` or `annoying`) in the place a name takes: first, after "tell", "make", "dile a"..., or
+after a complete phrase at the end. The words a stop request may keep as company are reserved
+from nicknames (`revocation_words.RESERVED_WORDS`, read by `parsing.is_valid_nickname`), so
+"stop bro" and "stop please" never name a player. The words themselves, in both languages, are
+in `revocation_words.py`; this module reads a text and weighs them.
+
+Matching looks words up in tables, a bounded number of times per word: a 1,600-character text
+costs a few tens of thousands of look-ups at most, and no pattern can backtrack.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from itertools import product
+from itertools import accumulate
 
-from serverless_rps.normalisation import normalised
+from serverless_rps import revocation_words as vocabulary
+from serverless_rps.normalisation import normalised, without_accents
+from serverless_rps.revocation_words import Language, Meaning
 
-__all__ = ["Revocation", "classify", "words_of"]
+__all__ = ["Revocation", "classify", "language_of", "words_of"]
 
 
 @dataclass(frozen=True)
 class Revocation:
-    """The text reads as "stop texting me"; `rule` names the rule that matched, for the audit log."""
+    """The text reads as "stop texting me"; `rule` names the rule that matched, for the audit log,
+    and `language` the language the text is in, for the confirmation."""
 
     rule: str
+    language: Language = "en"
 
 
-# People's spellings, each to one word the rules below are written in.
-_SPELLINGS = {
-    "text": "text texts texting texted textin txt txts txting txtin txtng txtn sms smss smses",
-    "message": "message messages messaging messaged msg msgs msging msgng msgin mesage mesages messege "
-    "messeges",
-    "contact": "contact contacting contacted",
-    "call": "call calls calling",
-    "spam": "spam spamming spaming",
-    "stop": "stop stopp stahp stp sotp stpo",
-    "unsubscribe": "unsubscribe unsub unsubscribed unsubcribe unsuscribe unsubscibe unsubsribe unsubscirbe",
-    "please": "please pls plz plez plse pleas pleez pleeze plss plzz pleeease pleaseee",
-    "thanks": "thanks thx thnx thnks thanx tnx ty tyvm",
-    "you": "you u",
-    "your": "your ur yr",
-    "number": "number numbr nmbr num",
-}
-_CANONICAL = {spelling: word for word, spellings in _SPELLINGS.items() for spelling in spellings.split()}
-
-_NEGATIONS = frozenset(
-    {"dont", "not", "never", "cant", "cannot", "wont", "wouldnt", "shouldnt", "couldnt", "didnt", "doesnt"}
-    | {"isnt", "aint"}
-)
-_NEGATION_REACH = 3  # words before a clear phrase that may negate it: "I can't ever stop texting"
+_REACH = 4  # how far back a negation or a third party is looked for: "I can't ever stop texting"
 
 
-def _expand(pattern: str) -> list[tuple[str, ...]]:
-    """`stop [the|these] (text|message)` -> every word sequence it allows. `(a|b)` is a choice,
-    `[a|b]` an optional choice; a choice may hold several words (`[with the|your]`)."""
-    slots = re.findall(r"\[[^\]]*\]|\([^)]*\)|[^\s()\[\]]+", pattern)
-    choices: list[list[tuple[str, ...]]] = []
-    for slot in slots:
-        if slot[0] in "[(":
-            options = [tuple(option.split()) for option in slot[1:-1].split("|")]
-            choices.append([*options, ()] if slot[0] == "[" else options)
-        else:
-            choices.append([(slot,)])
-    return [tuple(word for part in parts for word in part) for parts in product(*choices)]
-
-
-def _phrases(rules: dict[str, tuple[str, ...]]) -> dict[tuple[str, ...], str]:
-    return {
-        phrase: rule
-        for rule, patterns in rules.items()
-        for pattern in patterns
-        for phrase in _expand(pattern)
-    }
-
-
-_STOP_VERBS = "(stop|quit|end|cancel|cease|halt)"
-_CONTACT_NOUNS = "(text|message|contact|call|spam)"
-_TO_ME = "(me|this number|my number|my phone)"
-
-# Clear phrases: a revocation wherever they stand, unless negated just before.
-_CLEAR_PHRASES = _phrases(
-    {
-        "stop-texting": (
-            f"{_STOP_VERBS} [sending|sending me|with|with the|with all the|all|all the|all these|all your"
-            f"|the|these|those|your|them] {_CONTACT_NOUNS}",
-            # "sending" only with "me" or a text after it: `stop sending rock` is game talk
-            f"{_STOP_VERBS} sending [stuff|anything|things] (me|to me|to this number)",
-        ),
-        "unsubscribe": ("unsubscribe",),
-        "opt-out": ("opt [me|this number|my number] out", "optout"),
-        "do-not-text": (f"(dont|do not|never) [ever] (text|message|contact|call|spam) {_TO_ME}",),
-        "do-not-want-texts": (
-            "(dont|do not|no longer) want [any|any more|anymore|more|these|those|the|your|all these]"
-            " (text|message|call)",
-        ),
-        "no-more-texts": ("no more (text|message|call)",),
-        "leave-me-alone": ("leave me alone", "leave me the hell alone"),
-        "delete-my-number": ("(delete|remove|erase) (my|this) number",),
-        "cancel-subscription": ("(cancel|end) [my|the|this] (subscription|subscriptions)",),
-        "wrong-number": ("wrong number", "wrong person"),
-    }
-)
-
-# Bare stops: a revocation only when the rest of the text is courtesy and context words.
-_BARE_STOPS = _phrases(
-    {
-        "stop-courtesy": ("(stop|stopall|revoke|optout|quit)",),
-        "remove-me": ("remove (me|my info|my data|my details|my contact)",),
-        "take-me-off": ("take (me|my number|this number) off",),
-        "delete-me": ("delete (me|my info|my data|my details|my account)",),
-        "i-quit": ("(i|im|i am) (quit|quitting|done|out) [this|the|your] [game|games]",),
-    }
-)
-
-_COURTESY_AND_CONTEXT = _phrases(
-    {
-        "": (
-            "please",
-            "thanks",
-            "thank (you|u)",
-            "[right] now",
-            "already",
-            "asap",
-            "immediately",
-            "just",
-            "all",
-            "it",
-            "ok",
-            "okay",
-            "sorry",
-            "seriously",
-            "really",
-            "ffs",
-            "omg",
-            "wtf",
-            "god",
-            "again",
-            "anymore",
-            "any more",
-            "ever",
-            "me",
-            "to me",
-            "this number",
-            "my number",
-            "hey",
-            "hi",
-            "hello",
-            "yo",
-            "who is this",
-            "whos this",
-            "who dis",
-            "who are you",
-            "not interested",
-            "no thanks",
-            "no thank (you|u)",
-            "i said",
-            "[from|off|of] [the|this|your|my] (list|lists|system|database|contacts|contact list)",
-            "[from|off|of] [the|this|your|my] mailing list",
-        )
-    }
-)
-
-_LONGEST_PHRASE = max(len(phrase) for phrase in (*_CLEAR_PHRASES, *_BARE_STOPS, *_COURTESY_AND_CONTEXT))
-_SPELLED_OUT_KEYWORDS = frozenset({"stop", "stopall", "unsubscribe", "optout", "revoke", "quit"})
+# --- Reading --------------------------------------------------------------------------------------
 
 _APOSTROPHES = re.compile("['\u2018\u2019\u02bc`\u00b4]")
-_WORD = re.compile(r"[^\W_]+")
+_WORD = re.compile(r"\w+")
+
+
+def _folded_words(body: str) -> list[str]:
+    """The words as typed, casefolded, without accents or apostrophes: `¡Déjame!` -> ['dejame']."""
+    text = without_accents(_APOSTROPHES.sub("", normalised(body).casefold()))
+    return _WORD.findall(text.replace("#", " number "))
 
 
 def words_of(body: str) -> list[str]:
     """The text as the rules read it: `Don’t TXT me!!` -> ['dont', 'text', 'me']."""
-    text = _APOSTROPHES.sub("", normalised(body).casefold()).replace("#", " number ")
-    return [_CANONICAL.get(word, word) for word in _WORD.findall(text)]
+    return _canonical_words(_folded_words(body))
+
+
+def _canonical_words(folded_words: list[str]) -> list[str]:
+    return [vocabulary.CANONICAL.get(word, word) for word in folded_words]
+
+
+# --- Names ----------------------------------------------------------------------------------------
+
+
+def _may_be_a_nickname(word: str) -> bool:
+    return (
+        vocabulary.NICKNAME_SHAPE.fullmatch(word) is not None
+        and word not in vocabulary.ORDINARY_WORDS
+        and not _is_laughter(word)
+    )
+
+
+def _may_name_a_player(word: str) -> bool:
+    """A word that may be a nickname and is not reserved: a stop word ("stop, stop texting me") or
+    a word a stop request keeps as company names no one."""
+    return _may_be_a_nickname(word) and word not in vocabulary.RESERVED_WORDS
+
+
+def _is_laughter(word: str) -> bool:
+    """`lol`, `haha`, `jajaja`, `jeje`..."""
+    return word in vocabulary.LAUGHTER or (
+        len(word) >= 4 and frozenset(word) in ({"h", "a"}, {"j", "a"}, {"h", "e"}, {"j", "e"})
+    )
+
+
+# --- Deciding -------------------------------------------------------------------------------------
 
 
 def classify(body: str) -> Revocation | None:
-    """A `Revocation` naming the rule that matched, or None. Says nothing about commands: the
-    caller asks only about text that is not one."""
-    words = words_of(body)
-    rule = _clear_phrase(words) or _bare_stop(words) or _spelled_out(words)
-    return Revocation(rule) if rule else None
+    """A `Revocation` naming the rule that matched and the text's language, or None. Says nothing
+    about commands: the caller asks only about text that is not one."""
+    folded_words = _folded_words(body)
+    words = _canonical_words(folded_words)
+    if _has_a_commands_shape(words):
+        return None
+    game_words_before = list(accumulate((_names_the_game(word) for word in words), initial=0))
+    meaning = _clear_phrase(words, game_words_before)
+    if meaning is None and not game_words_before[-1] and not _sounds_playful(words):
+        meaning = _stop_request(words)
+    if meaning is not None:
+        return Revocation(meaning.rule, _language(folded_words, meaning.language))
+    spelled_out = _spelled_out(folded_words)  # as typed: `k` and `u` are letters here, not ok and you
+    return Revocation(spelled_out.rule, spelled_out.language) if spelled_out else None
 
 
-def _clear_phrase(words: list[str]) -> str | None:
+def language_of(body: str) -> Language:
+    """The language most of the text's known words are in; English when none or as many."""
+    return _language(_folded_words(body), "en")
+
+
+def _names_the_game(word: str) -> bool:
+    """A move or a word of the contest: the strong game signal."""
+    return (
+        word in vocabulary.ENGLISH_MOVES
+        or word in vocabulary.SPANISH_MOVES
+        or word in vocabulary.CONTEST_WORDS
+    )
+
+
+def _has_a_commands_shape(words: list[str]) -> bool:
+    """`nick unsubscribe`, `apodo baja`, `ayuda alto`: a command word and an argument that may be a
+    nickname or a topic (a keyword is one, as far as the command can tell)."""
+    return (
+        2 <= len(words) <= 3
+        and words[0] in vocabulary.COMMANDS_WITH_AN_ARGUMENT
+        and all(_may_be_a_nickname(word) or word in vocabulary.RESERVED_WORDS for word in words[1:])
+    )
+
+
+def _sounds_playful(words: list[str]) -> bool:
+    """Laughter or a nickname's shape: the weak game signal, enough to outweigh a stop request."""
+    return any(
+        _is_laughter(word) or vocabulary.NAME_WITH_DIGITS_OR_UNDERSCORE.fullmatch(word) for word in words
+    )
+
+
+def _clear_phrase(words: list[str], game_words_before: list[int]) -> Meaning | None:
+    """The first clear phrase no game signal outweighs. `game_words_before[i]` counts the words
+    before position i that name the game; those inside the phrase do not count ("lose my number")."""
     for start in range(len(words)):
-        before = words[max(0, start - _NEGATION_REACH) : start]
-        if _NEGATIONS.intersection(before):
-            continue
-        for length in range(1, _LONGEST_PHRASE + 1):
-            rule = _CLEAR_PHRASES.get(tuple(words[start : start + length]))
-            if rule is not None:
-                return rule
-    return None
-
-
-def _bare_stop(words: list[str]) -> str | None:
-    """The rule of the first stop phrase, if the words split wholly into stop phrases, clear
-    phrases and courtesy words, with at least one stop. A left-to-right pass over positions:
-    `first_rule[i]` is what the words before position i can be split into ("" for courtesy only,
-    None for no split)."""
-    first_rule: list[str | None] = [None] * (len(words) + 1)
-    first_rule[0] = ""
-    for start in range(len(words)):
-        rule_so_far = first_rule[start]
-        if rule_so_far is None:
-            continue
-        for length in range(1, min(_LONGEST_PHRASE, len(words) - start) + 1):
-            phrase = tuple(words[start : start + length])
-            rule = _BARE_STOPS.get(phrase) or _CLEAR_PHRASES.get(phrase)
-            if rule is None and phrase not in _COURTESY_AND_CONTEXT:
+        for length in range(1, min(vocabulary.LONGEST_PHRASE, len(words) - start) + 1):
+            end = start + length
+            meaning = vocabulary.CLEAR_PHRASES.get(tuple(words[start:end]))
+            if meaning is None:
                 continue
-            reached = rule_so_far or rule or ""
-            if not first_rule[start + length]:
-                first_rule[start + length] = reached
-    return first_rule[-1] or None
-
-
-def _spelled_out(words: list[str]) -> str | None:
-    """`S T O P`: single letters that spell a keyword."""
-    if len(words) > 1 and all(len(word) == 1 for word in words) and "".join(words) in _SPELLED_OUT_KEYWORDS:
-        return "spelled-out-keyword"
+            names_the_game = game_words_before[-1] - (game_words_before[end] - game_words_before[start])
+            if not (
+                names_the_game
+                or _is_negated(words, start, meaning.language)
+                or _is_asked_of_a_third_party(words, start, meaning)
+                or _names_someone_after(words, end)
+            ):
+                return meaning
     return None
+
+
+def _stop_request(words: list[str]) -> Meaning | None:
+    """A stop request with courtesy words that is the whole text, its end or its start."""
+    heads = _heads(words)
+    if heads[-1] is not None and heads[-1].rule:
+        return heads[-1]
+    if _starts_with_a_third_party(words):
+        return None
+    tails = _tails(words)
+    # Right to left, from the last stop to the courtesy words before it: a negation governs the
+    # stop itself ("nadie me para"), while a name or a modifier is only the word just before.
+    for start in range(len(words) - 1, 0, -1):
+        tail = tails[start]
+        if tail is None or not tail.rule:
+            continue
+        if _is_negated(words, start, tail.language):
+            break
+        if _ends_a_sentence(words, start, tail):
+            return tail
+    for start_of_the_rest, head in enumerate(heads[1:-1], start=1):
+        if head is not None and head.rule and words[start_of_the_rest] in vocabulary.CLAUSE_STARTS:
+            return head
+    return None
+
+
+def _run_meaning(phrase: tuple[str, ...]) -> Meaning | None:
+    return (
+        vocabulary.STOP_REQUESTS.get(phrase)
+        or vocabulary.CLEAR_PHRASES.get(phrase)
+        or vocabulary.COURTESY.get(phrase)
+    )
+
+
+def _heads(words: list[str]) -> list[Meaning | None]:
+    """Entry i: how words[:i] splits wholly into stop requests, clear phrases and courtesy words:
+    the first stop's meaning, `vocabulary.COURTESY_ONLY`, or None for no split. One pass, left to right, a
+    few look-ups per position and phrase length."""
+    heads: list[Meaning | None] = [None] * (len(words) + 1)
+    heads[0] = vocabulary.COURTESY_ONLY
+    for start in range(len(words)):
+        so_far = heads[start]
+        if so_far is None:
+            continue
+        for length in range(1, min(vocabulary.LONGEST_PHRASE, len(words) - start) + 1):
+            meaning = _run_meaning(tuple(words[start : start + length]))
+            if meaning is not None:
+                _keep_a_stop(heads, start + length, so_far if so_far.rule else meaning)
+    return heads
+
+
+def _tails(words: list[str]) -> list[Meaning | None]:
+    """Entry i: how words[i:] splits, as `_heads` says, right to left. At the end of a text "end"
+    and "quit" alone are no stop request (`vocabulary.NOT_AT_THE_END`)."""
+    tails: list[Meaning | None] = [None] * (len(words) + 1)
+    tails[-1] = vocabulary.COURTESY_ONLY
+    for end in range(len(words), 0, -1):
+        after = tails[end]
+        if after is None:
+            continue
+        for length in range(1, min(vocabulary.LONGEST_PHRASE, end) + 1):
+            phrase = tuple(words[end - length : end])
+            meaning = None if phrase in vocabulary.NOT_AT_THE_END else _run_meaning(phrase)
+            if meaning is not None:
+                _keep_a_stop(tails, end - length, meaning if meaning.rule else after)
+    return tails
+
+
+def _keep_a_stop(splits: list[Meaning | None], position: int, meaning: Meaning) -> None:
+    """Record a split at `position`, preferring one with a stop request to courtesy words only."""
+    known = splits[position]
+    if known is None or (meaning.rule and not known.rule):
+        splits[position] = meaning
+
+
+def _ends_a_sentence(words: list[str], start: int, meaning: Meaning) -> bool:
+    """Whether the stop request at words[start:] ends a sentence of its own: `this is so annoying
+    stop`, not `full stop` or `bob stop` (a negation is looked for by the caller)."""
+    return not (words[start - 1] in vocabulary.MODIFIERS or _is_asked_of_a_third_party(words, start, meaning))
+
+
+def _is_negated(words: list[str], start: int, language: Language) -> bool:
+    """A negation or an "if" just before words[start], with only words like "ever" between: "I
+    can't ever stop texting", "no puedo parar", "what if I stop". A phrase that starts with a
+    negation is one ("no me escribas")."""
+    negations = vocabulary.NEGATIONS[language]
+    if words[start] in negations:
+        return False
+    for index in range(start - 1, max(-1, start - 1 - _REACH), -1):
+        if words[index] in negations or words[index] in vocabulary.HYPOTHETICALS:
+            return True
+        if words[index] in vocabulary.NEGATIVE_SUBJECTS and index < start - 1:
+            return True
+        if words[index] not in vocabulary.BETWEEN_NEGATION_AND_STOP:
+            return False
+    return False
+
+
+def _is_asked_of_a_third_party(words: list[str], start: int, meaning: Meaning) -> bool:
+    """Whether the stop at words[start] is someone else's: "make him stop", "tell bob to stop",
+    "bob needs to stop", "hey alice stop texting me", "when does it stop", "dile a ana que deje de
+    escribirme". A word that may be a nickname is a third party only in a name's place: first
+    (after interjections), or after "tell", "make", "a"... A statement ("wrong number", "I don't
+    want texts") asks nothing of anyone."""
+    if meaning.rule in vocabulary.STATEMENTS:
+        return False
+    index = start - 1
+    while index >= 0 and start - index <= _REACH and words[index] in vocabulary.MODAL_CHAIN:
+        index -= 1
+    if index < 0:
+        return False
+    agent = words[index]
+    asked = index > 0 and words[index - 1] in vocabulary.QUESTION_AUXILIARIES
+    if agent in vocabulary.THIRD_PERSON or (asked and agent in vocabulary.THINGS):
+        return True
+    return _may_name_a_player(agent) and _is_in_a_names_place(words, index)
+
+
+def _is_in_a_names_place(words: list[str], index: int) -> bool:
+    before = index - 1
+    while before >= 0 and index - before <= _REACH and words[before] in vocabulary.INTERJECTIONS:
+        before -= 1
+    return (
+        before < 0
+        or words[before] in vocabulary.NAMING_A_THIRD_PARTY
+        or words[before] in vocabulary.QUESTION_AUXILIARIES
+    )
+
+
+def _names_someone_after(words: list[str], end: int) -> bool:
+    """`unsubscribe bob`, `stop texting alice`: a name as the object of a phrase whose verb takes a
+    person; `stop texting me bob`, `leave me alone alice`: a name that ends the text once the phrase
+    is complete (after "me", "alone", a courtesy word). Not the object of a verb that takes a thing:
+    `stop sending alerts`, `deja de enviar alertas`."""
+    if end < len(words) and words[end - 1] in vocabulary.VERBS_OF_A_PERSON and _may_name_a_player(words[end]):
+        return True
+    last = len(words) - 1
+    if last > end and words[last - 1] in vocabulary.FROM_OR_WITH and _may_name_a_player(words[last]):
+        return True  # `unsubscribe me from bob`
+    if words[end - 1] in vocabulary.VERBS_OF_A_THING or not 0 <= last - end <= _REACH:
+        return False
+    if not _may_name_a_player(words[last]):
+        return False
+    between = words[end:last]
+    return all((word,) in vocabulary.COURTESY for word in between) and (
+        bool(between) or words[end - 1] in vocabulary.COMPLETE_PHRASE_ENDS
+    )
+
+
+def _starts_with_a_third_party(words: list[str]) -> bool:
+    """`bob is so annoying stop`: a text about someone else, whose stop is theirs to do."""
+    first = next((index for index, word in enumerate(words) if word not in vocabulary.INTERJECTIONS), None)
+    return first is not None and (words[first] in vocabulary.THIRD_PERSON or _may_name_a_player(words[first]))
+
+
+def _spelled_out(words: list[str]) -> Meaning | None:
+    """`S T O P`, `A L T O`: single letters that spell a keyword. Its letters are no language's words."""
+    spelled = "".join(words)
+    if (
+        len(words) > 1
+        and all(len(word) == 1 for word in words)
+        and spelled in vocabulary.SPELLED_OUT_KEYWORDS
+    ):
+        return Meaning("spelled-out-keyword", "es" if spelled in vocabulary.SPANISH_KEYWORDS else "en")
+    return None
+
+
+def _language(folded_words: list[str], fallback: Language) -> Language:
+    """The language with more of the text's words as typed; `fallback` (the matched rule's) if as many."""
+    english = sum(word in vocabulary.ONLY_ENGLISH for word in folded_words)
+    spanish = sum(word in vocabulary.ONLY_SPANISH for word in folded_words)
+    if english == spanish:
+        return fallback
+    return "es" if spanish > english else "en"

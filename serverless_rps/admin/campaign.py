@@ -35,7 +35,7 @@ def sample_messages(program: Program) -> list[str]:
 
 
 def _keywords(words: frozenset[str]) -> str:
-    return ", ".join(sorted(word.upper() for word in words if word.isalpha()))
+    return ", ".join(sorted(word.upper() for word in words if word.replace(" ", "").isalpha()))
 
 
 def registration(program: Program) -> dict[str, Any]:
@@ -74,6 +74,11 @@ def registration(program: Program) -> dict[str, Any]:
                 "reply": replies.opt_out_confirmation(program),
             },
             {
+                "kind": "opt-out (Spanish)",
+                "keywords": _keywords(parsing.SPANISH_OPT_OUT_WORDS),
+                "reply": replies.opt_out_confirmation(program),
+            },
+            {
                 "kind": "help",
                 "keywords": _keywords(parsing.HELP_WORDS),
                 "reply": replies.program_help(program),
@@ -84,6 +89,9 @@ def registration(program: Program) -> dict[str, Any]:
             "Opt-Out text you set); the bot sends the opt-out reply above, once, for an opt-out "
             "Twilio may not have answered (a keyword typed with punctuation or full-width letters, "
             "or a request to stop in other words). HELP gets the help reply, then a second SMS "
-            "listing the game's commands."
+            "listing the game's commands. Twilio's default keywords are English only: the bot reads "
+            "the Spanish ones above (as typed, accents or none, and Spanish requests to stop in other "
+            "words) and sends the opt-out reply itself; add them to the Messaging Service's Advanced "
+            "Opt-Out, with a Spanish reply, for Twilio to answer and block them too."
         ),
     }

@@ -25,6 +25,9 @@ pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[2]
 PHONE = dev_account.FIRST_PHONE_NUMBERS[0]
+# The tool runs with nothing of the test's environment but these: PATH, and the recorder of the
+# AWS calls the shipped code makes when `make test` runs (tests/iam/recording.py).
+_PASSED_ON = ("PATH", "PYTHONPATH", "RPS_AWS_CALLS")
 
 
 def _variables(path: Path) -> dict[str, str]:
@@ -36,7 +39,7 @@ def _run_admin(variables: dict[str, str], *argv: str) -> subprocess.CompletedPro
     return subprocess.run(
         [sys.executable, "-m", "serverless_rps.admin", *argv],
         cwd=REPO,
-        env={"PATH": os.environ.get("PATH", ""), **variables},
+        env={**{name: os.environ[name] for name in _PASSED_ON if name in os.environ}, **variables},
         stdin=subprocess.DEVNULL,  # as from cron or CI: no terminal
         capture_output=True,
         text=True,

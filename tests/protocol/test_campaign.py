@@ -56,6 +56,20 @@ def test_each_keywords_reply_is_what_the_bot_answers_to_them(dynamodb: Any, cloc
     assert game.sms.to(ALICE) == [rows["opt-in"]["reply"]]
 
 
+def test_the_spanish_keywords_are_the_ones_the_bot_reads_and_it_confirms_each_itself(
+    dynamodb: Any, clock: Any
+) -> None:
+    # Twilio answers none of them without Advanced Opt-Out: the bot's reply is the only one.
+    game = _game(dynamodb)
+    spanish = next(row for row in campaign.registration(PROGRAM)["keywords"] if "Spanish" in row["kind"])
+    assert spanish["keywords"] == "ALTO, BAJA, CANCELAR, DETENER, NO MAS, PARA, PARAR"
+    for keyword in spanish["keywords"].split(", "):
+        assert parse(keyword) == OptOut(confirm=True, rule="spanish-keyword", language="es"), keyword
+        game.text(CAROL, "nick carol")
+        game.text(CAROL, keyword)
+        assert game.sms.last(CAROL) == spanish["reply"], keyword
+
+
 def test_the_command_prints_the_configured_programs_form(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PROGRAM_NAME", PROGRAM.name)
     monkeypatch.setenv("SUPPORT_CONTACT", PROGRAM.support)

@@ -133,7 +133,7 @@ def test_campaign_prints_the_form_field_by_field_and_as_json_for_scripts() -> No
     assert "embedded links: no" in lines
     keywords = lines[lines.index("keywords:") + 1 :]
     assert keywords[0].split() == ["kind", "keywords", "reply"]
-    assert keywords[1].startswith("opt-in   START, UNSTOP, YES  ")
+    assert keywords[1].startswith("opt-in             START, UNSTOP, YES  ")
 
     status, output = _main("--json", "campaign")
     assert status == 0
@@ -325,7 +325,11 @@ def test_campaign_words_the_registration_form_as_the_carriers_read_it() -> None:
         "opt-out note": "Twilio answers the exact opt-out keywords itself (its default text, or the Advanced"
         " Opt-Out text you set); the bot sends the opt-out reply above, once, for an opt-out Twilio may not"
         " have answered (a keyword typed with punctuation or full-width letters, or a request to stop in"
-        " other words). HELP gets the help reply, then a second SMS listing the game's commands.",
+        " other words). HELP gets the help reply, then a second SMS listing the game's commands. Twilio's"
+        " default keywords are English only: the bot reads the Spanish ones above (as typed, accents or none,"
+        " and Spanish requests to stop in other words) and sends the opt-out reply itself; add them to the"
+        " Messaging Service's Advanced Opt-Out, with a Spanish reply, for Twilio to answer and block them"
+        " too.",
     }
     samples = campaign.sample_messages(Program("Pebble Duel", "duel@example.org"))
     assert form["sample messages"] == [{"sample": n, "message": text} for n, text in enumerate(samples, 1)]
@@ -333,6 +337,7 @@ def test_campaign_words_the_registration_form_as_the_carriers_read_it() -> None:
     assert [(row["kind"], row["keywords"]) for row in form["keywords"]] == [
         ("opt-in", "START, UNSTOP, YES"),
         ("opt-out", "CANCEL, END, OPTOUT, QUIT, REVOKE, STOP, STOPALL, UNSUBSCRIBE"),
+        ("opt-out (Spanish)", "ALTO, BAJA, CANCELAR, DETENER, NO MAS, PARA, PARAR"),
         ("help", "HELP, INFO"),
     ]
 

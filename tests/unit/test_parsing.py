@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from serverless_rps import replies
+from serverless_rps import replies, revocation_words
 from serverless_rps.parsing import (
     HELP_WORDS,
     OPT_IN_WORDS,
@@ -103,6 +103,23 @@ def test_nicknames_cannot_be_commands_or_moves() -> None:
     for word in ("help", "Nick", "THROW", "games", "score", "stop", "rock", "pap", "sciss", "again"):
         assert not is_valid_nickname(word)
     assert is_valid_nickname("Rocky")
+
+
+def test_no_nickname_may_be_a_word_that_leaves_a_stop_a_request_to_stop() -> None:
+    # "stop please", "stop bro", "alto amigo" are opt-outs; were "bro" a player, "stop bro" could
+    # be read as about them. So every word a stop request may keep as company, and every stop
+    # word, is reserved, and the rule holds by construction whatever the lists become.
+    for word in revocation_words.RESERVED_WORDS:
+        assert not is_valid_nickname(word), word
+        assert not is_valid_nickname(word.upper()), word
+
+
+@pytest.mark.parametrize("word", ["bob", "alice", "Rocky", "king", "boss", "champ", "kid", "ace", "ana"])
+def test_a_stop_with_a_word_that_may_be_a_nickname_is_not_an_opt_out(word: str) -> None:
+    # Only the reviewed address words (bro, dude, sir, amigo...) are read as addressing the bot.
+    assert is_valid_nickname(word)
+    assert not isinstance(parse(f"stop {word}"), OptOut)
+    assert not isinstance(parse(f"alto {word}"), OptOut)
 
 
 @given(st.text(max_size=2500))
@@ -223,9 +240,26 @@ def test_commands_still_parse_around_the_opt_out_words() -> None:
     assert parse("help throw") == ShowHelp(replies.help_topic("throw") or "")
 
 
-@pytest.mark.parametrize("body", ["STOP", "arrêt", "baja", "nick alice", "", "throw rock bob"])
-def test_twilios_stop_verdict_opts_out_whatever_the_body(body: str) -> None:
-    assert parse(body, opt_out_type="STOP") == OptOut(confirm=False, rule="advanced-opt-out")
+@pytest.mark.parametrize(
+    ("body", "language"),
+    [
+        ("STOP", "en"),
+        ("arrêt", "en"),
+        ("baja", "es"),
+        ("BAJA", "es"),
+        ("no me escriban", "es"),
+        ("nick alice", "en"),
+        ("", "en"),
+        ("throw rock bob", "en"),
+    ],
+)
+def test_twilios_stop_verdict_opts_out_whatever_the_body_and_says_its_language(
+    body: str, language: str
+) -> None:
+    # The operator's keywords may be in any language; the command says which, as for our own.
+    assert parse(body, opt_out_type="STOP") == OptOut(
+        confirm=False, rule="advanced-opt-out", language=language
+    )
 
 
 @pytest.mark.parametrize("opt_out_type", ["START", "HELP"])

@@ -1,7 +1,9 @@
-"""Free-text revocation (serverless_rps/revocation.py, read by parsing.parse): what counts as a
-request to stop texting, what does not, and bad input. The test set's two halves are
-revocation_tuning.py (every text must be read right) and revocation_held_out.py (measured only:
-recall at least 98%, and game talk never taken for a revocation)."""
+"""Free-text revocation (serverless_rps/revocation.py, read by parsing.parse), in English and in
+Spanish: what counts as a request to stop texting, what game talk does not, and bad input. The
+tuning sets (revocation_tuning*.py) must be read right text by text; the held-out set
+(revocation_held_out.py) is measured only: recall at least 98%, and no game talk taken for a
+revocation. Every word of every list the classifier keeps has a test of its own in
+test_revocation_words.py."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from serverless_rps import replies, revocation
+from serverless_rps import replies, revocation, revocation_words
 from serverless_rps.parsing import (
     Command,
     ListGames,
@@ -25,37 +27,36 @@ from serverless_rps.parsing import (
 )
 from serverless_rps.revocation import Revocation, classify
 from serverless_rps.rules import Move
-from tests.unit import revocation_held_out, revocation_tuning
+from tests.unit import revocation_held_out, revocation_tuning, revocation_tuning_en_2, revocation_tuning_es
 from tests.unit.revocation_corpus import HELD_OUT, measure
 
+TUNING_SETS = (revocation_tuning, revocation_tuning_en_2, revocation_tuning_es)
 
-@pytest.mark.parametrize("text", revocation_tuning.REVOCATIONS)
+
+@pytest.mark.parametrize("text", [text for tuning in TUNING_SETS for text in tuning.REVOCATIONS])
 def test_a_request_to_stop_is_an_opt_out(text: str) -> None:
     assert isinstance(parse(text), OptOut)
 
 
-@pytest.mark.parametrize("text", revocation_tuning.GAME_TALK + revocation_tuning.OTHER_TEXT)
+@pytest.mark.parametrize(
+    "text", [text for tuning in TUNING_SETS for text in tuning.GAME_TALK + tuning.OTHER_TEXT]
+)
 def test_game_talk_and_other_text_are_not_opt_outs(text: str) -> None:
     assert not isinstance(parse(text), OptOut)
 
 
 def test_the_held_out_half_is_read_with_at_least_98_percent_recall_and_no_game_talk_taken() -> None:
-    held_out = measure(*HELD_OUT)
+    held_out = measure(*HELD_OUT[0])
     assert held_out.recall >= 0.98, held_out.report()
     assert held_out.game_talk_taken == (), held_out.report()
 
 
-def test_the_test_set_has_150_texts_of_both_kinds_in_two_halves() -> None:
-    for half in (revocation_tuning, revocation_held_out):
-        assert half.REVOCATIONS
-        assert half.GAME_TALK
-        texts = half.REVOCATIONS + half.GAME_TALK + half.OTHER_TEXT
+def test_every_test_set_has_texts_of_both_kinds_and_no_text_twice() -> None:
+    for test_set in (*TUNING_SETS, revocation_held_out):
+        assert test_set.REVOCATIONS
+        assert test_set.GAME_TALK
+        texts = test_set.REVOCATIONS + test_set.GAME_TALK + test_set.OTHER_TEXT
         assert len(set(texts)) == len(texts)
-    tuning = revocation_tuning.REVOCATIONS + revocation_tuning.GAME_TALK + revocation_tuning.OTHER_TEXT
-    held_out = (
-        revocation_held_out.REVOCATIONS + revocation_held_out.GAME_TALK + revocation_held_out.OTHER_TEXT
-    )
-    assert len(tuning) + len(held_out) >= 150
 
 
 @pytest.mark.parametrize(
@@ -80,11 +81,58 @@ def test_the_test_set_has_150_texts_of_both_kinds_in_two_halves() -> None:
         ("delete me", "delete-me"),
         ("I quit", "i-quit"),
         ("S T O P", "spelled-out-keyword"),
+        ("revoke consent", "revoke-consent"),
+        ("I'm blocking this number", "block-number"),
+        ("not interested", "not-interested"),
+        ("no more please", "no-more"),
     ],
 )
 def test_each_opt_out_names_the_rule_that_matched_and_gets_our_confirmation(text: str, rule: str) -> None:
     assert parse(text) == OptOut(confirm=True, rule=rule)
     assert classify(text) == Revocation(rule)
+
+
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [
+        ("deja de escribirme", "stop-texting"),
+        ("no me escribas más", "do-not-text"),
+        ("ya no quiero mensajes", "do-not-want-texts"),
+        ("ya basta de mensajes", "no-more-texts"),
+        ("déjame en paz", "leave-me-alone"),
+        ("borra mi número", "delete-my-number"),
+        ("sácame de la lista", "remove-me"),
+        ("quiero darme de baja", "unsubscribe"),
+        ("cancelar mi suscripción", "cancel-subscription"),
+        ("número equivocado", "wrong-number"),
+        ("retiro mi consentimiento", "revoke-consent"),
+        ("alto por favor", "stop-courtesy"),
+        ("no más, gracias", "no-more"),
+        ("no me interesa", "not-interested"),
+        ("no quiero nada", "do-not-want-texts"),
+        ("A L T O", "spelled-out-keyword"),
+    ],
+)
+def test_a_spanish_opt_out_names_its_rule_and_is_confirmed_in_spanish(text: str, rule: str) -> None:
+    assert parse(text) == OptOut(confirm=True, rule=rule, language="es")
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("stop porfa", "es"),  # Spanish around Twilio's STOP: the confirmation is wanted in Spanish
+        ("neta ya me hartaron, stop", "es"),
+        ("STOP", "en"),
+        ("stop please", "en"),
+        ("stop sending esto", "en"),  # as many words of each: the rule's language
+        ("unsubscribe me porfa", "en"),
+        ("no más texts xfa", "es"),
+    ],
+)
+def test_an_opt_out_is_in_the_language_most_of_its_words_are_in(text: str, language: str) -> None:
+    command = parse(text)
+    assert isinstance(command, OptOut)
+    assert command.language == language
 
 
 @pytest.mark.parametrize(
@@ -107,7 +155,7 @@ def test_a_real_command_always_wins(text: str, command: Command) -> None:
     "text",
     [
         "nick stop texting me",
-        "throw lizard, and stop texting me",
+        "play? no. stop texting me",
         "help i want to unsubscribe",
         "again, leave me alone",
     ],
@@ -124,6 +172,11 @@ def test_a_usage_error_may_be_a_revocation(text: str) -> None:
         "I can't ever stop messaging this bot lol",
         "bob won't stop texting me about rock",
         "never unsubscribe",
+        "bob doesn't stop texting me",
+        "ana no deja de escribirme",
+        "no dejes de mandarme mensajes",
+        "what happens if i stop",  # a supposition is no request either
+        "nothing can stop me",
     ],
 )
 def test_a_negated_phrase_is_not_a_revocation(text: str) -> None:
@@ -143,10 +196,171 @@ def test_a_negated_phrase_is_not_a_revocation(text: str) -> None:
         # courtesy and stop phrases: "not interested" is a polite no, not a negation.
         ("Not interested. Unsubscribe", "unsubscribe"),
         ("not interested, stop texting me", "stop-texting"),
+        # A stop word is reserved, so never a player's name before a phrase.
+        ("stop, stop texting me", "stop-texting"),
     ],
 )
 def test_a_revocation_is_read_past_what_comes_before_or_after_it(text: str, rule: str) -> None:
     assert parse(text) == OptOut(confirm=True, rule=rule)
+
+
+# The four kinds of miss the issue names, in texts of our own (not the tuning sets').
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "stop man",
+        "cancel pls",
+        "end please",
+        "no more please",
+        "unsubscribe thx",
+        "quit it already",
+        "STOP RN",
+    ],
+)
+def test_a_keyword_or_no_more_with_a_courtesy_or_address_word_is_an_opt_out(text: str) -> None:
+    assert isinstance(parse(text), OptOut)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "why do you keep texting me stop",
+        "i have asked 3 times. stop",
+        "this is ridiculous stop",
+        "you keep texting me at night, stop it",
+        "i'm trying to sleep stop",
+        "me tienen harto con tantos mensajes, alto",
+        "no conozco este numero, alto",
+    ],
+)
+def test_a_complaint_that_ends_in_a_stop_is_an_opt_out(text: str) -> None:
+    assert isinstance(parse(text), OptOut)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["stop sending me junk", "stop sending results", "quit sending me stuff", "dejen de mandar cosas"],
+)
+def test_stop_sending_anything_is_an_opt_out(text: str) -> None:
+    assert isinstance(parse(text), OptOut)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "i never signed up, remove me",
+        "who signed me up? take me off",
+        "stop. i never signed up for this",
+        "i never agreed to get texts from you. remove me from your list",
+        "i signed up for nothing, stop",
+        "no me suscribí a nada, quítenme de la lista",
+        "quien les dio mi numero? ya no me escriban",
+    ],
+)
+def test_a_protest_about_never_signing_up_then_a_removal_request_is_an_opt_out(text: str) -> None:
+    assert isinstance(parse(text), OptOut)
+
+
+# Game talk the weighing keeps out, in texts of our own.
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "stop winning bob",
+        "i can't stop playing",
+        "stop sending me paper every time",  # a move outweighs any revocation signal
+        "unsubscribe me from bob's challenges",
+        "stop crying, you lose",
+        "no más trampa bob",
+        "ya gané, alto",
+    ],
+)
+def test_a_text_that_names_a_move_or_the_contest_is_game_talk(text: str) -> None:
+    assert not isinstance(parse(text), OptOut)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "bob stop",
+        "alice please stop",
+        "tell alice to stop texting me",
+        "make bob stop texting me",
+        "bob keeps texting me, make him stop",
+        "bob needs to stop",
+        "wish bob would stop",
+        "stop texting me bob",
+        "leave me alone bob",
+        "unsubscribe bob",
+        "bob is so annoying stop",
+        "when does it stop",
+        "dile a ana que deje de escribirme",
+        "que bob deje de escribirme",
+        "alto ana",
+    ],
+)
+def test_a_stop_asked_of_another_player_is_game_talk(text: str) -> None:
+    assert not isinstance(parse(text), OptOut)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "stop bob",
+        "stop stalling",
+        "stop, hammer time",
+        "i saw the bus stop",
+        "para bob",
+        "para que sirve esto",
+        "el volumen está muy alto",
+        "la batería está baja",
+        "when does it end",
+        "carol rage quit",
+        "lol stop",
+        "apodo baja",
+        "nick unsubscribe",
+    ],
+)
+def test_a_stop_with_an_object_a_noun_an_adjective_or_a_commands_shape_is_not_an_opt_out(text: str) -> None:
+    assert not isinstance(parse(text), OptOut)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "deja de enviarme mensajes",
+        "dejen de mandarme msj",
+        "deje de escribirme por favor",
+        "dejá de escribirme",
+        "no me escribas más",
+        "no me escriba mas",
+        "no me escriban",
+        "no me escribás, boludo",
+        "ya no quiero mensajes",
+        "sácame de la lista",
+        "sacame de la lista vos",
+        "sáquenme de aquí",
+        "borra mi número",
+        "borren mi numero",
+        "número equivocado",
+        "se equivocaron de numero",
+        "déjame en paz",
+        "dejenme en paz",
+        "no me vuelvan a escribir",
+        "quiero que dejen de escribirme",
+        "no quiero que me escriban",
+        "ya no me manden nada xfa",
+        "q ya no me escriban",
+        "alto, deja de escribirme",
+    ],
+)
+def test_spanish_requests_to_stop_in_tu_usted_ustedes_or_vos_accents_or_none_are_opt_outs(text: str) -> None:
+    command = parse(text)
+    assert isinstance(command, OptOut)
+    assert command.language == "es"
 
 
 @pytest.mark.parametrize(
@@ -175,10 +389,11 @@ def test_the_rules_notation_allows_the_word_sequences_it_says(
     # tables are expanded from this notation once, when the module loads; the tests above read
     # texts through them, and this pins the notation a new rule is written in. (A mutation run
     # switches a planted bug on only inside a test's calls, which that load is not.)
-    assert set(revocation._expand(pattern)) == phrases
+    assert set(revocation_words._expand(pattern)) == phrases
 
 
-# Bad input: mixed scripts, full-width letters, zero-width characters, emoji, punctuation runs.
+# Bad input: mixed scripts and languages, full-width letters, zero-width characters, emoji,
+# punctuation runs, accents left out, 1,600-character texts.
 
 
 def full_width(text: str) -> str:
@@ -203,20 +418,22 @@ def shouted(text: str) -> str:
     return text.upper()
 
 
+def without_accents(text: str) -> str:
+    return text.translate(str.maketrans("áéíóúüñÁÉÍÓÚÜÑ", "aeiouunAEIOUUN"))
+
+
 TYPED_FORMS = [
     full_width,
     with_zero_width_characters,
     with_emoji_between_words,
     with_punctuation_runs,
     shouted,
+    without_accents,
 ]
 ALL_TEXTS = [
-    *revocation_tuning.REVOCATIONS,
-    *revocation_tuning.GAME_TALK,
-    *revocation_tuning.OTHER_TEXT,
-    *revocation_held_out.REVOCATIONS,
-    *revocation_held_out.GAME_TALK,
-    *revocation_held_out.OTHER_TEXT,
+    text
+    for test_set in (*TUNING_SETS, revocation_held_out)
+    for text in test_set.REVOCATIONS + test_set.GAME_TALK + test_set.OTHER_TEXT
 ]
 
 
@@ -235,6 +452,8 @@ def test_a_text_is_classified_the_same_however_it_is_typed(text: str, typed: Cal
         ("ѕтор texting me", None),  # Cyrillic look-alikes are other letters, as for commands
         ("stop спасибо", None),  # a bare stop with a word we cannot read stays game talk
         ("stop" + "!" * 1596, "keyword-as-typed"),
+        ("ＤＥＪＡ ＤＥ ＥＳＣＲＩＢＩＲＭＥ", "stop-texting"),
+        ("déjame en paz 🙏🙏", "leave-me-alone"),
     ],
 )
 def test_mixed_scripts_are_read_word_by_word(text: str, rule: str | None) -> None:
@@ -242,7 +461,22 @@ def test_mixed_scripts_are_read_word_by_word(text: str, rule: str | None) -> Non
     if rule is None:
         assert not isinstance(command, OptOut)
     else:
-        assert command == OptOut(confirm=True, rule=rule)
+        assert isinstance(command, OptOut)
+        assert command.rule == rule
+
+
+@pytest.mark.parametrize(
+    "text", ["piedra bob", "rock para bob", "rock, alto", "papel para alice 😤", "stop rock"]
+)
+def test_spanish_and_english_game_words_mixed_are_game_talk(text: str) -> None:
+    assert not isinstance(parse(text), OptOut)
+
+
+@pytest.mark.parametrize(
+    "text", ["stop porfa", "please para ya", "no more mensajes", "alto please", "stop texting me, gracias"]
+)
+def test_spanish_and_english_stop_words_mixed_are_an_opt_out(text: str) -> None:
+    assert isinstance(parse(text), OptOut)
 
 
 VOCABULARY = sorted(
@@ -265,10 +499,10 @@ def test_any_text_is_classified_without_raising(text: str) -> None:
     assert verdict is None or verdict.rule
 
 
-class CountingLookups(dict[tuple[str, ...], str]):
+class CountingLookups(dict[tuple[str, ...], object]):
     lookups = 0
 
-    def get(self, key: tuple[str, ...], default: str | None = None) -> str | None:  # type: ignore[override]
+    def get(self, key: tuple[str, ...], default: object = None) -> object:  # type: ignore[override]
         CountingLookups.lookups += 1
         return super().get(key, default)
 
@@ -277,27 +511,34 @@ class CountingLookups(dict[tuple[str, ...], str]):
         return super().__contains__(key)
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        "stop " * 320,
-        "please " * 227 + "stop",
-        "a " * 800,
-        "dont " * 320,
-        "stop texting " * 123,
-        "!" * 1600,
-        "s t o p " * 200,
-    ],
-    ids=["stops", "courtesy-then-stop", "letters", "negations", "phrases", "punctuation", "spelled-out"],
-)
+ADVERSARIAL_TEXTS = {
+    "stops": "stop " * 320,
+    "courtesy-then-stop": "please " * 227 + "stop",
+    "letters": "a " * 800,
+    "negations": "dont " * 320,
+    "phrases": "stop texting " * 123,
+    "punctuation": "!" * 1600,
+    "spelled-out": "s t o p " * 200,
+    "third-parties": "bob please " * 145 + "stop",
+    "spanish-negations": "no " * 533,
+    "spanish-phrase-starts": "ya no me " * 177,
+    "spanish-stops": "deja de " * 200,
+    "spanish-courtesy-then-stop": "por favor " * 159 + "alto",
+    "mixed": "piedra para bob no más stop texting me " * 40,
+}
+
+
+@pytest.mark.parametrize("text", ADVERSARIAL_TEXTS.values(), ids=ADVERSARIAL_TEXTS.keys())
 def test_a_1600_character_text_costs_a_bounded_number_of_look_ups_per_word(
     text: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # No backtracking: the rules look phrases up in sets, at most four times per word and
-    # phrase length, so the work grows with the text's length and no faster.
-    for table in ("_CLEAR_PHRASES", "_BARE_STOPS", "_COURTESY_AND_CONTEXT"):
-        monkeypatch.setattr(revocation, table, CountingLookups(getattr(revocation, table)))
+    # No backtracking: the rules look phrases up in tables, a few times per word and phrase
+    # length (once for clear phrases, three times in each direction for stop requests, and a
+    # bounded look around each phrase), so the work grows with the text's length and no faster.
+    assert len(text) <= 1600
+    for table in ("CLEAR_PHRASES", "STOP_REQUESTS", "COURTESY"):
+        monkeypatch.setattr(revocation_words, table, CountingLookups(getattr(revocation_words, table)))
     CountingLookups.lookups = 0
     classify(text)
     words = len(revocation.words_of(text))
-    assert CountingLookups.lookups <= 4 * revocation._LONGEST_PHRASE * (words + 1)
+    assert CountingLookups.lookups <= 8 * revocation_words.LONGEST_PHRASE * (words + 1)

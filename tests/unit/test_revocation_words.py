@@ -1,0 +1,1043 @@
+"""Every word of every list in serverless_rps/revocation_words.py, and every Spanish keyword in
+serverless_rps/parsing.py, each with a text of its own that is read otherwise without it.
+
+The lists are module data, where a mutation run (scripts/mutants.py) plants no bug: a negation
+removed ("doesn't": "bob doesn't stop texting me" became an opt-out), a clear phrase removed
+("wrong person"), a courtesy word removed ("immediately") or a nickname-like word added to the
+courtesy words ("man") went unnoticed. So each table here is written out, not read from the
+module: a word the module loses fails the test of its own text. Each test also checks that its
+text holds the word it is about, as the classifier reads it (`txt` is `text`), so that a table
+cannot drift from what it tests.
+
+Some texts are read only by their clear phrase: a trailing "lol" (laughter outweighs a stop
+request, never a clear phrase) keeps a stop request with courtesy words from reading them too.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from serverless_rps import revocation
+from serverless_rps.parsing import SPANISH_OPT_OUT_WORDS, OptOut, is_valid_nickname, parse
+from serverless_rps.revocation import words_of
+from serverless_rps.revocation_words import SPANISH_GAME_WORDS
+
+
+def opts_out(text: str) -> bool:
+    return isinstance(parse(text), OptOut)
+
+
+def holds(text: str, phrase: str) -> bool:
+    """Whether the text, as the classifier reads it, holds the phrase (as it reads it too)."""
+    words, wanted = words_of(text), words_of(phrase)
+    return any(words[start : start + len(wanted)] == wanted for start in range(len(words)))
+
+
+def cases(table: dict[str, str]) -> list[tuple[str, str]]:
+    return list(table.items())
+
+
+# --- Keywords --------------------------------------------------------------------------------
+
+SPANISH_KEYWORDS = ("ALTO", "PARAR", "PARA", "DETENER", "CANCELAR", "BAJA", "NO MÁS")
+
+
+def test_the_spanish_keywords_are_the_issues_and_twilios_english_ones_stay_apart() -> None:
+    assert {"alto", "parar", "para", "detener", "cancelar", "baja", "no mas"} == SPANISH_OPT_OUT_WORDS
+
+
+def full_width(text: str) -> str:
+    return "".join(
+        chr(ord(character) + 0xFEE0) if "!" <= character <= "~" else character for character in text
+    )
+
+
+def spanish_typed_forms(keyword: str) -> list[str]:
+    without_accents = keyword.replace("Á", "A")
+    return [
+        keyword,
+        keyword.lower(),
+        keyword.capitalize(),
+        without_accents,
+        without_accents.lower(),
+        f"¡{keyword.capitalize()}!",
+        f"{keyword.lower()}.",
+        f"  {keyword}  \n",
+        f"{keyword} 🙏",
+        full_width(keyword),
+        keyword[:1] + "\u200b" + keyword[1:],
+        keyword.replace(" ", "  "),
+    ]
+
+
+@pytest.mark.parametrize("keyword", SPANISH_KEYWORDS)
+def test_a_spanish_keyword_as_typed_opts_out_and_the_bot_confirms_it_in_spanish(keyword: str) -> None:
+    # Twilio's default keywords are English only: it neither answers nor blocks these.
+    for body in spanish_typed_forms(keyword):
+        assert parse(body) == OptOut(confirm=True, rule="spanish-keyword", language="es"), repr(body)
+
+
+@pytest.mark.parametrize("keyword", SPANISH_KEYWORDS)
+def test_a_spanish_keyword_twilio_answered_through_advanced_opt_out_gets_no_second_answer(
+    keyword: str,
+) -> None:
+    assert parse(keyword, opt_out_type="STOP") == OptOut(
+        confirm=False, rule="advanced-opt-out", language="es"
+    )
+
+
+@pytest.mark.parametrize("keyword", ["alto", "para", "parar", "detener", "cancelar", "baja"])
+def test_a_spanish_keyword_is_no_nickname(keyword: str) -> None:
+    assert not is_valid_nickname(keyword)
+
+
+@pytest.mark.parametrize(
+    "body", ["alto bob", "para bob", "no más papel", "baja de nivel", "cancelar partida"]
+)
+def test_a_spanish_keyword_counts_only_as_the_whole_message(body: str) -> None:
+    assert not opts_out(body)
+
+
+SPELLED_OUT = {
+    "stop": "S T O P",
+    "stopall": "S T O P A L L",
+    "unsubscribe": "U N S U B S C R I B E",
+    "optout": "O P T O U T",
+    "revoke": "R E V O K E",
+    "quit": "Q U I T",
+    "alto": "A L T O",
+    "parar": "P A R A R",
+    "para": "P A R A",
+    "detener": "D E T E N E R",
+    "cancelar": "C A N C E L A R",
+    "baja": "B A J A",
+}
+
+
+@pytest.mark.parametrize(("keyword", "text"), cases(SPELLED_OUT))
+def test_a_keyword_spelled_out_letter_by_letter_is_an_opt_out(keyword: str, text: str) -> None:
+    assert text.replace(" ", "").lower() == keyword
+    assert opts_out(text)
+
+
+# --- Clear phrases: a revocation wherever they stand -----------------------------------------
+
+CLEAR_PHRASES = {
+    # stop-texting: each verb, each thing texted, each word between them
+    "stop texting": "stop texting",
+    "quit texting": "quit texting me",
+    "end texts": "end texts",
+    "cancel the texts": "cancel the texts lol",
+    "cease texting": "cease texting me",
+    "halt the texts": "halt the texts lol",
+    "discontinue these texts": "please discontinue these texts",
+    "stop messaging": "stop messaging me",
+    "stop contacting": "stop contacting me",
+    "stop calling": "stop calling me",
+    "stop spamming": "stop spamming me",
+    "stop notifications": "stop notifications",
+    "stop communication": "stop communication",
+    "stop with texts": "stop with texts lol",
+    "stop with the texts": "stop with the texts lol",
+    "stop with all the texts": "stop with all the texts lol",
+    "stop all texts": "stop all texts lol",
+    "stop all the texts": "stop all the texts lol",
+    "stop all these texts": "stop all these texts lol",
+    "stop all your texts": "stop all your texts lol",
+    "stop the texts": "stop the texts",
+    "stop these texts": "stop these texts",
+    "stop those texts": "stop those texts",
+    "stop your texts": "stop your texts",
+    "stop them texts": "stop them texts",
+    "stop sending": "stop sending this junk",
+    "stop send": "stop send me junk",
+    "stop bothering me": "stop bothering me",
+    "stop bugging me": "stop bugging me",
+    "stop harassing me": "stop harassing me",
+    "stop pestering me": "stop pestering me",
+    "stop getting these": "how do i stop getting these",
+    "stop getting those": "i want to stop getting those",
+    "stop getting them": "how do i stop getting them",
+    "stop getting this": "how do i stop getting this",
+    "stop receiving texts": "how do i stop receiving texts",
+    "stop getting any texts": "how do i stop getting any texts",
+    "stop getting the texts": "how do i stop getting the texts",
+    "stop getting these texts": "i want to stop getting these texts",
+    "stop getting those texts": "i want to stop getting those texts",
+    "stop getting your texts": "i want to stop getting your texts",
+    "stop getting all texts": "i want to stop getting all texts",
+    "cease and desist": "cease and desist",
+    "unsubscribe": "how do i unsubscribe",
+    # opt-out
+    "opt out": "i want to opt out",
+    "opt me out": "opt me out",
+    "opt this number out": "opt this number out",
+    "opt my number out": "opt my number out",
+    "optout": "optout lol",
+    # do-not-text
+    "dont text me": "dont text me",
+    "do not text me": "do not text me",
+    "never text me": "never text me again",
+    "dont ever text me": "dont ever text me",
+    "dont message me": "dont message me",
+    "dont contact me": "dont contact me",
+    "dont call me": "dont call me",
+    "dont spam me": "dont spam me",
+    "dont send me": "dont send me anything",
+    "dont text this number": "dont text this number",
+    "dont text my number": "dont text my number",
+    "dont text my phone": "dont text my phone",
+    # do-not-want-texts
+    "dont want texts": "i dont want texts",
+    "do not want texts": "i do not want texts",
+    "no longer want texts": "i no longer want texts",
+    "dont wish to get texts": "i dont wish to get texts",
+    "dont want to get texts": "i dont want to get texts",
+    "dont want any texts": "i dont want any texts",
+    "dont want any more texts": "i dont want any more texts",
+    "dont want anymore texts": "i dont want anymore texts",
+    "dont want more texts": "i dont want more texts",
+    "dont want these texts": "i dont want these texts",
+    "dont want those texts": "i dont want those texts",
+    "dont want the texts": "i dont want the texts",
+    "dont want your texts": "i dont want your texts",
+    "dont want all these texts": "i dont want all these texts",
+    "dont want messages": "i dont want messages",
+    "dont want calls": "i dont want calls",
+    "dont want notifications": "i dont want notifications",
+    "dont want to receive": "i dont want to receive anything",
+    "do not want to receive": "i do not want to receive anything",
+    "no longer wish to receive": "i no longer wish to receive anything",
+    "dont want you to text": "i dont want you to text me",
+    "dont want you texting": "i dont want you texting me",
+    "dont want you messaging": "i dont want you messaging me",
+    "dont want you contacting": "i dont want you contacting me",
+    "dont want you calling": "i dont want you calling me",
+    "do not want you texting": "i do not want you texting me",
+    "no longer want you texting": "i no longer want you texting me",
+    "dont wish you to text": "i dont wish you to text me",
+    # no-more-texts
+    "no more texts": "no more texts lol",
+    "enough texts": "enough texts lol",
+    "no more of the texts": "no more of the texts lol",
+    "enough with these texts": "enough with these texts lol",
+    "no more of those texts": "no more of those texts lol",
+    "no more of your texts": "no more of your texts lol",
+    "no more messages": "no more messages lol",
+    "no more calls": "no more calls lol",
+    # the rest
+    "leave me alone": "leave me alone",
+    "leave me the hell alone": "leave me the hell alone",
+    "delete my number": "delete my number",
+    "remove my number": "remove my number lol",
+    "erase my number": "erase my number",
+    "lose my number": "lose my number",
+    "forget my number": "forget my number",
+    "delete this number": "delete this number",
+    "cancel my subscription": "cancel my subscription",
+    "end the subscription": "end the subscription",
+    "cancel this subscription": "cancel this subscription",
+    "cancel subscriptions": "cancel subscriptions lol",
+    "wrong number": "you have the wrong number",
+    "wrong person": "wrong person",
+    "revoke consent": "i revoke consent",
+    "revoking consent": "revoking consent",
+    "withdraw my consent": "i withdraw my consent",
+    "withdrawing all consent": "withdrawing all consent",
+    "dont consent": "i dont consent to this",
+    "do not consent": "i do not consent",
+    "no longer consent": "i no longer consent",
+    "block you": "im going to block you",
+    "blocking this number": "blocking this number",
+    "blocked your number": "blocked your number",
+    "block the number": "i will block the number",
+    "remove me from": "remove me from whatever this is",
+    "remove me off": "remove me off this thing",
+    "be removed": "i would like to be removed",
+    "get removed": "how do i get removed",
+    "been removed": "i should have been removed",
+    "take me off": "take me off whatever this is",
+    "take my number off": "take my number off whatever this is",
+    "take this number off": "take this number off whatever this is",
+    "delete me from": "delete me from whatever this is",
+    # Spanish
+    "deja de escribir": "deja de escribirme",
+    "para de escribir": "para de escribirme",
+    "paren de escribir": "paren de escribirme",
+    "pare de escribir": "pare de escribirme",
+    "parar de escribir": "parar de escribirme",
+    "parale de escribir": "parale de escribirme",
+    "detener de escribir": "detente de escribirme",
+    "no escribas": "no escriban",
+    "no me escribas": "no me escribas",
+    "no nos escribas": "no nos escriban",
+    "no vuelvas a escribir": "no vuelvan a escribir",
+    "no me vuelvas a escribir": "no me vuelvas a escribir",
+    "no nos vuelvas a escribir": "no nos vuelvan a escribir",
+    "nunca escribas": "nunca escriban",
+    "nunca mas escribas": "nunca más escriban",
+    "nunca mas me escribas": "nunca más me escriban",
+    "nunca nos escribas": "nunca nos escriban",
+    "no quiero que escribas": "no quiero que escriban",
+    "no quiero que me escribas": "no quiero que me escriban",
+    "no quiero que nos escribas": "no quiero que nos escriban",
+    "no quiero que me sigas escribir": "no quiero que me sigas escribiendo",
+    "no quiero que me sigan escribir": "no quiero que me sigan escribiendo",
+    "no quiero mensajes": "no quiero mensajes",
+    "no quiero recibir mensajes": "no quiero recibir mensajes lol",
+    "no quiero mas mensajes": "no quiero más mensajes",
+    "no quiero los mensajes": "no quiero los mensajes",
+    "no quiero tus mensajes": "no quiero tus mensajes",
+    "no quiero sus mensajes": "no quiero sus mensajes",
+    "no quiero estos mensajes": "no quiero estos mensajes",
+    "no quiero esos mensajes": "no quiero esos mensajes",
+    "no quiero ningun mensaje": "no quiero ningún mensaje",
+    "no quiero ninguno mensaje": "no quiero ninguno mensaje",
+    "no quiero ningunos mensajes": "no quiero ningunos mensajes",
+    "no quiero nada de mensajes": "no quiero nada de mensajes",
+    "no quiero textos": "no quiero textos",
+    "no quiero llamadas": "no quiero llamadas",
+    "no quiero notificaciones": "no quiero notificaciones",
+    "no quiero recibir": "no quiero recibir nada lol",
+    "no mas mensajes": "no más mensajes lol",
+    "basta de mensajes": "basta de mensajes lol",
+    "no mas los mensajes": "no más los mensajes lol",
+    "basta de tus mensajes": "basta de tus mensajes lol",
+    "no mas sus mensajes": "no más sus mensajes lol",
+    "basta de estos mensajes": "basta de estos mensajes lol",
+    "basta ya de mensajes": "basta ya de mensajes lol",
+    "no mas textos": "no más textos lol",
+    "dejame en paz": "déjame en paz",
+    "borra mi numero": "borra mi número",
+    "borra este numero": "borren este número",
+    "borra el numero": "borren el número",
+    "sacame de la lista": "sácame de la lista lol",
+    "sacame de su lista": "sáquenme de su lista lol",
+    "sacame de tu lista": "sácame de tu lista lol",
+    "sacame de esta lista": "sácame de esta lista lol",
+    "sacame de sus contactos": "sáquenme de sus contactos",
+    "sacame de mi sistema": "sáquenme de mi sistema",
+    "sacame de la base de datos": "sáquenme de la base de datos",
+    "sacame de su sistema": "sáquenme de su sistema",
+    "dar de baja": "me quiero dar de baja",
+    "cancelar suscripcion": "cancelar suscripción",
+    "cancelar mi suscripcion": "cancelar mi suscripción",
+    "cancelar la suscripcion": "cancelar la suscripción",
+    "cancelar su suscripcion": "cancelen su suscripción",
+    "cancelar esta suscripcion": "cancelar esta suscripción",
+    "numero equivocado": "número equivocado",
+    "persona equivocado": "persona equivocada",
+    "equivocaron de numero": "se equivocaron de número",
+    "equivocaron de persona": "se equivocaron de persona",
+    "equivocado de numero": "está equivocado de número",
+    "equivocado de persona": "está equivocado de persona",
+    "revoco consentimiento": "revoco consentimiento",
+    "revoco mi consentimiento": "revoco mi consentimiento",
+    "revoco el consentimiento": "retiro el consentimiento",
+    "revoco mis consentimiento": "retiro mis permisos",
+    "revoco mis autorizaciones": "revoco mis autorizaciones",
+}
+
+
+@pytest.mark.parametrize(("phrase", "text"), cases(CLEAR_PHRASES))
+def test_each_clear_phrase_is_an_opt_out(phrase: str, text: str) -> None:
+    assert holds(text, phrase), words_of(text)
+    assert opts_out(text)
+
+
+# --- Stop requests: with courtesy words, the whole text, its end or its start ----------------
+
+STOP_REQUESTS = {
+    "stop": "stop please",
+    "stopall": "stopall please",
+    "revoke": "revoke please",
+    "quit": "quit please",
+    "end": "end please",
+    "cancel": "cancel please",
+    "halt": "halt please",
+    "cease": "cease please",
+    "remove": "remove please",
+    "enough": "enough already",
+    "stop it": "stop it",
+    "quit it": "quit it",
+    "cut it out": "cut it out",
+    "stop this": "stop this",
+    "cancel this": "cancel this",
+    "stop all this": "stop all this",
+    "knock it off": "knock it off",
+    "go away": "go away",
+    "no more": "no more please",
+    "no more of this": "no more of this",
+    "enough with these": "enough with these",
+    "no more of those": "no more of those",
+    "enough of them": "enough of them",
+    "no more of it": "no more of it",
+    "not interested": "not interested thanks",
+    "dont want this": "dont want this",
+    "do not want these": "do not want these",
+    "no longer want them": "no longer want them",
+    "dont wish it": "i dont wish it",
+    "dont want to get these": "i dont want to get these",
+    "dont want any of this": "i dont want any of this",
+    "erase me": "erase me",
+    "erase it": "erase it",
+    "remove my info": "remove my info",
+    "erase my data": "erase my data",
+    "remove my details": "remove my details",
+    "remove my contact": "remove my contact",
+    "get me off": "get me off this list",
+    "i want off": "i want off",
+    "delete me": "delete me",
+    "delete it": "delete it",
+    "delete my info": "delete my info",
+    "delete my data": "delete my data",
+    "delete my details": "delete my details",
+    "delete my account": "delete my account",
+    "block": "block",
+    "i quit": "i quit",
+    "im quitting": "im quitting",
+    "i am done": "i am done",
+    "im out": "im out",
+    "im done with this game": "im done with this game",
+    "i am done with this game": "i am done with this game",
+    "im quitting the games": "im quitting the games",
+    "i quit the games": "i quit the games",
+    "im done of your thing": "im done of your thing",
+    "im out with the bot": "im out with the bot",
+    "i want out": "i want out",
+    "count me out": "count me out",
+    "alto": "alto por favor",
+    "para": "para por favor",
+    "parar": "parar por favor",
+    "pare": "pare por favor",
+    "paren": "paren por favor",
+    "parale": "párale ya",
+    "detener": "detener por favor",
+    "basta": "basta por favor",
+    "baja": "baja por favor",
+    "cancelar": "cancelar por favor",
+    "no mas": "no más gracias",
+    "no me interesa": "no me interesa",
+    "no nos interesa": "no nos interesa",
+    "no quiero nada": "no quiero nada",
+    "no quiero esto": "no quiero esto",
+    "no quiero eso": "no quiero eso",
+    "sacame": "sáquenme por favor",
+    "borralo": "bórrenlo por favor",
+}
+
+
+@pytest.mark.parametrize(("request_to_stop", "text"), cases(STOP_REQUESTS))
+def test_each_stop_request_with_courtesy_words_is_an_opt_out(request_to_stop: str, text: str) -> None:
+    assert holds(text, request_to_stop), words_of(text)
+    assert opts_out(text)
+
+
+NOT_AT_THE_END = {"end": "the game will end", "quit": "my friend might quit"}
+
+
+@pytest.mark.parametrize(("word", "text"), cases(NOT_AT_THE_END))
+def test_end_or_quit_alone_at_the_end_of_a_sentence_is_not_an_opt_out(word: str, text: str) -> None:
+    assert words_of(text)[-1] == word
+    assert not opts_out(text)
+
+
+# --- Courtesy and address words ----------------------------------------------------------------
+
+COURTESY = {
+    "please": "stop please",
+    "thanks": "stop thanks",
+    "thank you": "stop thank you",
+    "now": "stop now",
+    "right now": "stop right now",
+    "rn": "stop rn",
+    "already": "stop already",
+    "asap": "stop asap",
+    "immediately": "stop immediately",
+    "all": "stop all",
+    "ok": "stop ok",
+    "sorry": "stop sorry",
+    "seriously": "stop seriously",
+    "really": "stop really",
+    "for real": "stop for real",
+    "fr": "stop fr",
+    "ffs": "stop ffs",
+    "omg": "stop omg",
+    "wtf": "stop wtf",
+    "god": "stop god",
+    "again": "stop again",
+    "anymore": "stop anymore",
+    "any more": "stop any more",
+    "ever": "stop ever",
+    "me": "stop me",
+    "hey": "stop hey",
+    "hi": "stop hi",
+    "hello": "stop hello",
+    "no thanks": "stop no thanks",
+    "no thank you": "stop no thank you",
+    "from the list": "delete my info from the list",
+    "off the list": "delete my info off the list",
+    "of the list": "delete my info of the list",
+    "this list": "delete my info from this list",
+    "your list": "delete my info from your list",
+    "my list": "delete my info from my list",
+    "your lists": "delete my info from your lists",
+    "your system": "delete my info from your system",
+    "your database": "delete my info from your database",
+    "your contacts": "delete my info from your contacts",
+    "your contact list": "delete my info from your contact list",
+    "your mailing list": "delete my info from your mailing list",
+    "off this mailing list": "delete my info off this mailing list",
+    "of the mailing list": "delete my info of the mailing list",
+    "my mailing list": "delete my info from my mailing list",
+    "with the texts": "knock it off with the texts",
+    "with these messages": "knock it off with these messages",
+    "with those calls": "knock it off with those calls",
+    "with your notifications": "knock it off with your notifications",
+    "with all the texts": "knock it off with all the texts",
+    "with all these texts": "knock it off with all these texts",
+    "with all your texts": "knock it off with all your texts",
+    "por favor": "alto por favor",
+    "porfavor": "alto porfavor",
+    "gracias": "alto gracias",
+    "muchas gracias": "alto muchas gracias",
+    "ya": "alto ya",
+    "todo": "cancelar todo",
+    "ahora": "alto ahora",
+    "ahorita": "alto ahorita",
+    "ya mismo": "alto ya mismo",
+    "inmediatamente": "alto inmediatamente",
+    "de inmediato": "alto de inmediato",
+    "de una vez": "alto de una vez",
+    "oye": "alto oye",
+    "hola": "alto hola",
+    "en serio": "alto en serio",
+    "de verdad": "alto de verdad",
+    "neta": "alto neta",
+    "de la lista": "baja de la lista",
+    "de su lista": "baja de su lista",
+    "de tu lista": "baja de tu lista",
+    "de esta lista": "baja de esta lista",
+    "de mi lista": "baja de mi lista",
+    "de aqui": "sáquenme de aquí",
+    "de aca": "sáquenme de acá",
+    "de esto": "sáquenme de esto",
+    "este numero": "baja este número",
+}
+
+
+@pytest.mark.parametrize(("courtesy", "text"), cases(COURTESY))
+def test_a_stop_request_with_each_courtesy_word_is_an_opt_out(courtesy: str, text: str) -> None:
+    assert holds(text, courtesy), words_of(text)
+    assert opts_out(text)
+
+
+ADDRESS_WORDS = {
+    "en": (
+        "bro",
+        "bruh",
+        "dude",
+        "man",
+        "sir",
+        "maam",
+        "madam",
+        "mate",
+        "buddy",
+        "pal",
+        "guys",
+        "yall",
+        "fam",
+    ),
+    "es": ("amigo", "amiga", "wey", "guey", "compa", "boludo", "boluda", "vos", "senor", "senora"),
+}
+
+
+@pytest.mark.parametrize("word", ADDRESS_WORDS["en"])
+def test_stop_with_an_english_address_word_is_an_opt_out_and_the_word_is_no_nickname(word: str) -> None:
+    assert opts_out(f"stop {word}")
+    assert not is_valid_nickname(word)
+
+
+@pytest.mark.parametrize("word", ADDRESS_WORDS["es"])
+def test_alto_with_a_spanish_address_word_is_an_opt_out_and_the_word_is_no_nickname(word: str) -> None:
+    assert opts_out(f"alto {word}")
+    assert not is_valid_nickname(word)
+
+
+# --- Negations and suppositions ------------------------------------------------------------------
+
+NEGATED = {
+    "dont": "don't stop texting me",
+    "not": "I will not stop texting",
+    "never": "never stop texting me",
+    "cant": "I can't stop texting",
+    "cannot": "I cannot stop texting",
+    "wont": "bob won't stop texting me",
+    "wouldnt": "I wouldn't stop texting",
+    "shouldnt": "you shouldn't stop texting me",
+    "couldnt": "I couldn't stop texting",
+    "didnt": "I didn't stop texting",
+    "doesnt": "bob doesn't stop texting me",
+    "isnt": "it isn't gonna stop texting me",
+    "aint": "I ain't gonna stop texting",
+    "no": "ana no deja de escribirme",
+    "nunca": "ana nunca deja de escribirme",
+    "jamas": "ana jamás deja de escribirme",
+    "ni": "ni para de escribirme",
+    "tampoco": "bob tampoco deja de escribirme",
+    # Words that may stand between a negation and what it negates.
+    "ever": "I can't ever stop texting",
+    "even": "I can't even stop texting",
+    "really": "I can't really stop texting",
+    "just": "I can't just stop texting",
+    "gonna": "I'm not gonna stop texting",
+    "going": "I'm not going to stop texting",
+    "to": "I don't want to stop texting",
+    "want": "I don't want to quit texting",
+    "wanna": "I don't wanna stop texting",
+    "be": "I won't be able to stop texting",
+    "able": "I'm not able to stop texting",
+    "you": "don't you stop texting me",
+    "make": "you can't make me stop texting",
+    "let": "don't let me stop texting",
+    "get": "you'll never get me to stop texting",
+    "me": "don't make me stop texting",
+    "i": "what if i stop texting",
+    "we": "what if we stop texting",
+    "it": "I can't make it stop",
+    "can": "nothing can ever stop me",
+    "could": "nothing could stop me",
+    "will": "nothing will stop me",
+    "would": "nothing would stop me",
+    "should": "nothing should stop me",
+    "puedo": "no puedo parar",
+    "puede": "no puede parar",
+    "puedes": "no puedes parar",
+    "pueden": "no pueden parar",
+    "podemos": "no podemos parar",
+    "quiero": "no quiero parar",
+    "quiere": "no quiere parar",
+    "vas": "no vas a parar",
+    "va": "no va a parar",
+    "voy": "no voy a parar",
+    "vamos": "no vamos a parar",
+    "a": "nunca vas a parar",
+    "te": "no te puedo parar",
+    "se": "no se puede parar",
+    "lo": "no lo quiero parar",
+    "que": "no quiero que dejes de escribirme",
+    # Subjects that negate what they do, across a word.
+    "nothing": "honestly nothing can stop me",
+    "nobody": "nobody can stop me",
+    "nada": "nada me para",
+    "nadie": "porque nadie me para",
+    # Suppositions: what follows is no request.
+    "if": "if you stop texting me",
+    "when": "when you stop texting me",
+    "until": "until you stop texting me",
+    "till": "till you stop texting me",
+    "unless": "unless you stop texting me",
+    "whether": "whether you stop texting me",
+    "si": "si dejas de escribirme",
+    "cuando": "solo cuando dejes de escribirme",
+    "hasta": "espera hasta que dejes de escribirme",
+    "aunque": "pues aunque dejes de escribirme",
+}
+
+
+@pytest.mark.parametrize(("word", "text"), cases(NEGATED))
+def test_a_negation_or_a_supposition_before_a_stop_leaves_it_no_request(word: str, text: str) -> None:
+    assert word in words_of(text)
+    assert not opts_out(text)
+
+
+# --- Third parties -----------------------------------------------------------------------------
+
+THIRD_PARTIES = {
+    # Someone else who is to stop.
+    "he": "so i guess he should stop texting me",
+    "she": "so i guess she should stop texting me",
+    "they": "so i guess they should stop texting me",
+    "him": "so i guess him should stop texting me",
+    "her": "so i guess her should stop texting me",
+    "them": "so i guess them should stop texting me",
+    "hes": "so i guess hes gonna stop texting me",
+    "shes": "so i guess shes gonna stop texting me",
+    "theyre": "so i guess theyre gonna stop texting me",
+    "ella": "pues ella deja de escribirme",
+    "ellos": "pues ellos dejen de escribirme",
+    "dile": "pues dile que deje de escribirme",
+    "diles": "pues diles que dejen de escribirme",
+    "digale": "pues dígale que deje de escribirme",
+    "digales": "pues dígales que dejen de escribirme",
+    "pidele": "pues pídele que deje de escribirme",
+    # Words before a name that put it in a third party's place.
+    "tell": "tell bob to stop texting me",
+    "told": "i told bob to stop texting me",
+    "make": "make bob stop texting me",
+    "made": "i made bob stop texting me",
+    "let": "let bob stop texting me",
+    "get": "get bob to stop texting me",
+    "ask": "ask bob to stop texting me",
+    "asked": "i asked bob to stop texting me",
+    "want": "i want bob to stop texting me",
+    "need": "i need bob to stop texting me",
+    "wish": "i wish bob would stop texting me",
+    "hope": "i hope bob will stop texting me",
+    "and": "alice and bob stop texting me",
+    "que": "que bob deje de escribirme",
+    "a": "dile a bob que deje de escribirme",
+    # Words between a name and its stop.
+    "to": "i asked alice to stop texting me",
+    "needs": "bob needs to stop texting me",
+    "has": "bob has to stop texting me",
+    "have": "bob and alice have to stop texting me",
+    "had": "bob had to stop texting me",
+    "gotta": "bob gotta stop texting me",
+    "got": "bob got to stop texting me",
+    "should": "bob should stop texting me",
+    "must": "bob must stop texting me",
+    "will": "bob will stop texting me",
+    "would": "bob would stop texting me",
+    "better": "bob better stop texting me",
+    "just": "bob should just stop texting me",
+    "gonna": "bob gonna stop texting me",
+    "going": "bob going to stop texting me",
+    "can": "bob can stop texting me",
+    "could": "bob could stop texting me",
+    "please": "bob please stop texting me",
+    "need to": "bob and alice need to stop texting me",
+    "ever": "will bob ever stop texting me",
+    "ya": "ana ya deja de escribirme",
+    # Interjections before a name that starts a text.
+    "hey": "hey bob stop texting me",
+    "hi": "hi bob stop texting me",
+    "hello": "hello bob stop texting me",
+    "yo": "yo bob stop texting me",
+    "omg": "omg bob stop texting me",
+    "ok": "ok bob stop texting me",
+    "ugh": "ugh bob stop texting me",
+    "wtf": "wtf bob stop texting me",
+    "ffs": "ffs bob stop texting me",
+    "god": "god bob stop texting me",
+    "seriously": "seriously bob stop texting me",
+    "so": "so bob stop texting me",
+    "please bob": "please bob stop texting me",
+    "oye": "oye ana deja de escribirme",
+    "hola": "hola ana deja de escribirme",
+    "neta": "neta ana deja de escribirme",
+    "porfavor": "porfa ana deja de escribirme",
+    # A question about someone else stopping.
+    "do": "when do things stop",
+    "did bob": "did bob stop texting me",
+    "this": "will this ever stop",
+    "that": "when does that stop",
+    "does": "when does it stop",
+    "did": "when did it stop",
+    "can it": "can it stop",
+    "could it": "could it stop",
+    "should it": "should it stop",
+    "will it": "when will it stop",
+    "would it": "why would it stop",
+    # A name after a phrase whose verb takes a person, after "from" or "with", or after a
+    # complete phrase.
+    "text": "stop texting bob",
+    "message": "stop messaging bob",
+    "contact": "stop contacting bob",
+    "call": "stop calling bob",
+    "spam": "stop spamming bob",
+    "unsubscribe": "unsubscribe bob",
+    "optout": "optout bob",
+    "from": "unsubscribe me from bob",
+    "with": "stop texting me with bob",
+    "de": "sácame de la lista de bob",
+    "con": "deja de escribirme con ana",
+    "alone": "leave me alone bob",
+    "number": "wrong number bob",
+    "person": "wrong person alice",
+    "paz": "déjame en paz ana",
+    "persona": "se equivocaron de persona ana",
+    "equivocado": "número equivocado ana",
+}
+
+
+@pytest.mark.parametrize(("word", "text"), cases(THIRD_PARTIES))
+def test_a_stop_asked_of_someone_else_is_game_talk(word: str, text: str) -> None:
+    assert holds(text, word), words_of(text)
+    assert not opts_out(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["can you stop", "how do i stop", "can we stop", "can yall stop", "will you stop"]
+)
+def test_a_question_about_you_or_me_stopping_is_an_opt_out(text: str) -> None:
+    assert opts_out(text)
+
+
+STATEMENTS = {
+    "wrong-number": "bob? wrong number",
+    "no-more-texts": "carol, no more texts",
+    "do-not-want-texts": "alice, dont want texts",
+    "revoke-consent": "bob, withdrawing consent",
+    "block-number": "bob, blocking this number",
+    "not-interested": "tell alice not interested",
+    "i-quit": "tell bob i quit",
+}
+
+
+@pytest.mark.parametrize(("rule", "text"), cases(STATEMENTS))
+def test_a_statement_after_a_name_is_still_an_opt_out(rule: str, text: str) -> None:
+    # A statement asks nothing of anyone, so a name before it makes no third party.
+    assert parse(text) == OptOut(confirm=True, rule=rule)
+
+
+NOT_A_THING_SENT = {
+    "sending": "stop sending me junk",
+    "send": "stop send me junk",
+    "escribir": "dejen de enviar ya alertas",
+}
+
+
+@pytest.mark.parametrize(("word", "text"), cases(NOT_A_THING_SENT))
+def test_what_a_phrase_sends_is_its_object_not_a_name(word: str, text: str) -> None:
+    assert word in words_of(text)
+    assert opts_out(text)
+
+
+# --- Sentences around a stop -------------------------------------------------------------------
+
+CLAUSE_STARTS = {
+    "i": "stop i never signed up",
+    "im": "stop im at work",
+    "ive": "stop ive had it",
+    "id": "stop id rather not",
+    "ill": "stop ill call the cops",
+    "you": "stop you are annoying",
+    "youre": "stop youre annoying",
+    "we": "stop we are done",
+    "thats": "stop thats annoying",
+    "its": "stop its late",
+    "who": "stop who gave you my number",
+    "whos": "stop whos texting me",
+    "whoever": "stop whoever this is",
+    "someone": "stop someone signed me up",
+    "somebody": "stop somebody signed me up",
+    "nobody": "stop nobody asked",
+    "how": "stop how did you get this number",
+    "why": "stop why are you texting me",
+    "idk": "stop idk who you are",
+    "yo": "alto yo nunca me registré",
+    "esto": "alto esto es spam",
+    "eso": "alto eso es todo",
+    "quien": "alto quién les dio mi número",
+}
+
+
+@pytest.mark.parametrize(("word", "text"), cases(CLAUSE_STARTS))
+def test_a_stop_request_before_a_new_clause_is_an_opt_out(word: str, text: str) -> None:
+    assert word in words_of(text)
+    assert opts_out(text)
+
+
+MODIFIERS = {
+    word: f"i saw the {word} stop"
+    for word in ("bus", "full", "pit", "non", "next", "last", "one", "truck", "rest", "whistle")
+} | {
+    word: f"eso {word} alto"
+    for word in sorted(
+        {"muy", "mas", "tan", "bien", "esta", "es", "son", "estoy", "soy", "eres", "estas", "el", "la", "lo"}
+        | {"los", "las", "un", "una", "super", "demasiado", "bastante", "de", "del", "al", "que"}
+    )
+}
+
+
+@pytest.mark.parametrize(("word", "text"), cases(MODIFIERS))
+def test_stop_as_a_noun_or_alto_as_an_adjective_is_not_an_opt_out(word: str, text: str) -> None:
+    assert word in words_of(text)
+    assert not opts_out(text)
+
+
+# --- Game signals ------------------------------------------------------------------------------
+
+GAME_WORDS = sorted(
+    {"win", "wins", "winning", "won", "winner", "lose", "loses", "losing", "lost", "loser", "beat"}
+    | {"beats", "beating", "beaten", "cheat", "cheats", "cheating", "cheated", "cheater", "rematch"}
+    | {"leaderboard", "leaders", "scoreboard", "score", "scores", "top", "rank", "ranking", "ranked"}
+    | {"points", "gg", "challenge", "challenges", "challenged", "challenging", "opponent", "streak"}
+    | {"throw", "throws", "threw", "move", "moves"}
+    | {"gano", "gana", "ganas", "ganan", "ganar", "gane", "ganaste", "ganando", "ganador", "pierdo"}
+    | {"pierde", "pierdes", "perder", "perdi", "perdiste", "perdio", "perdiendo", "perdedor", "trampa"}
+    | {"trampas", "tramposo", "tramposa", "revancha", "reto", "retos", "retar", "puntos", "puntaje"}
+    | {"jugada", "jugadas", "tirar", "tira", "tiro", "tire", "tiras"}
+    # Moves: any start of three letters or more, a few plurals, the Spanish moves.
+    | {"roc", "rock", "rocks", "pap", "paper", "papers", "sci", "sciss", "scissor", "scissors"}
+    | {"piedra", "papel", "tijera", "tijeras"}
+)
+
+
+@pytest.mark.parametrize("word", GAME_WORDS)
+def test_a_text_that_names_a_move_or_the_contest_is_game_talk_even_with_a_clear_phrase(word: str) -> None:
+    text = f"stop texting me about {word}"
+    assert word in words_of(text)
+    assert not opts_out(text)
+
+
+@pytest.mark.parametrize(
+    "word", ["lol", "lolol", "lmao", "lmfao", "rofl", "xd", "haha", "jajaja", "jeje", "hehe"]
+)
+def test_laughter_outweighs_a_stop_request(word: str) -> None:
+    assert not opts_out(f"this is so annoying {word} stop")
+
+
+@pytest.mark.parametrize("word", ["haha", "jajaja", "jeje", "hahahaha"])
+def test_laughter_does_not_outweigh_a_clear_phrase(word: str) -> None:
+    assert opts_out(f"stop texting me {word}")
+
+
+@pytest.mark.parametrize("word", ["alice_99", "bob2", "el_alto"])
+def test_a_word_shaped_like_a_nickname_outweighs_a_stop_request(word: str) -> None:
+    assert not opts_out(f"stop {word}")
+    assert not opts_out(f"this is so annoying {word} stop")
+
+
+COMMAND_WORDS = ("nick", "name", "play", "lang", "jugar", "apodo", "otra", "ayuda", "idioma")
+
+
+@pytest.mark.parametrize("word", COMMAND_WORDS)
+def test_a_command_word_and_an_argument_are_a_command_and_a_longer_sentence_is_read_on(word: str) -> None:
+    assert not opts_out(f"{word} unsubscribe")
+    assert opts_out(f"{word} stop texting me")
+
+
+@pytest.mark.parametrize("word", ["again", "t"])
+def test_a_short_command_word_and_an_argument_are_a_command(word: str) -> None:
+    assert not opts_out(f"{word} unsubscribe")
+
+
+def test_help_and_a_sentence_is_read_on() -> None:
+    assert opts_out("help pls stop texting me")
+
+
+def test_the_spanish_game_words_are_the_ones_the_spanish_commands_will_read() -> None:
+    assert dict(SPANISH_GAME_WORDS) == {
+        "throw": {"jugar", "tirar"},
+        "nick": {"apodo"},
+        "games": {"partidas"},
+        "score": {"puntos"},
+        "top": {"top"},
+        "again": {"otra"},
+        "help": {"ayuda"},
+        "language": {"idioma"},
+    }
+
+
+# --- Words no list names as a name -------------------------------------------------------------
+
+ORDINARY_WORDS = {
+    "en": sorted(
+        {"that", "mine", "myself", "youve", "yours", "our", "was", "were", "being", "may", "might"}
+        | {"yes", "yeah", "yea", "yep", "nah", "but", "too", "very", "only", "also", "still", "then", "than"}
+        | {"about", "into", "over", "down", "some", "every", "each", "many", "much", "most", "other"}
+        | {"another", "such", "what", "where", "which", "there", "here", "today", "tonight", "tomorrow"}
+        | {"yesterday", "day", "days", "night", "week", "time", "times", "always", "forever", "sometimes"}
+        | {"tho", "though", "like", "literally", "honestly", "things", "stuff", "anything", "something"}
+        | {"everything", "anyone", "everyone", "way", "lot", "people", "annoying", "whatever"}
+    ),
+    "es": sorted(
+        {"unos", "unas", "les", "usted", "ustedes", "nosotros", "sin", "sobre", "pero", "menos"}
+        | {"toda", "todos", "todas", "cada", "otro", "ese", "esa", "ahi", "alla", "hoy", "dia", "dias"}
+        | {"noche", "veces", "siempre", "como", "donde", "porque", "estan", "fue", "ser", "estar", "hay"}
+        | {"tengo", "tiene", "tienen", "cosa", "cosas", "algo", "alguien", "telefono", "cel"}
+        | {"celular", "juego"}
+    ),
+}
+
+
+@pytest.mark.parametrize("word", ORDINARY_WORDS["en"])
+def test_an_everyday_english_word_before_a_stop_is_not_taken_for_a_name(word: str) -> None:
+    assert opts_out(f"{word} stop texting me")
+
+
+@pytest.mark.parametrize("word", ORDINARY_WORDS["es"])
+def test_an_everyday_spanish_word_before_a_stop_is_not_taken_for_a_name(word: str) -> None:
+    assert opts_out(f"{word} deja de escribirme")
+
+
+# --- Spellings ---------------------------------------------------------------------------------
+
+SPELLINGS = {
+    "text": ("stop {} me", "texts texting texted textin txt txts txting txtin txtng txtn sms smss smses"),
+    "message": (
+        "stop {} me",
+        "messages messaging messaged msg msgs msging msgng msgin mesage mesages messege messeges",
+    ),
+    "contact": ("stop {} me", "contacting contacted"),
+    "call": ("no more {}", "calls calling"),
+    "spam": ("stop {} me", "spamming spaming spammed"),
+    "notification": ("stop {}", "notifications alert alerts update updates"),
+    "communication": ("cease all {}", "communications"),
+    "stop": ("{} texting me", "stopp stahp stp sotp stpo"),
+    "unsubscribe": ("{} me", "unsub unsubscribed unsubcribe unsuscribe unsubscibe unsubsribe unsubscirbe"),
+    "please": ("stop {}", "pls plz plez plse pleas pleez pleeze plss plzz pleeease pleaseee"),
+    "thanks": ("stop {}", "thx thnx thnks thanx tnx ty tyvm"),
+    "ok": ("stop {}", "okay k kk okk"),
+    "you": ("stop thank {}", "u"),
+    "your": ("stop {} texts", "ur yr"),
+    "number": ("wrong {}", "numbr nmbr num numero numeros"),
+    "text ": ("no más {}", "texto textos"),
+    "message ": ("no más {}", "mensaje mensajes mensajito mensajitos msj msjs mensages"),
+    "porfavor": ("alto {}", "porfa porfas xfa xfavor xf plis"),
+    "gracias": ("alto {}", "grax graciaas"),
+    "que": ("no quiero {} me escriban", "q"),
+    "escribir": (
+        "deja de {}",
+        "escribirme escribirnos enviar enviarme enviarnos mandar mandarme mandarnos textear textearme "
+        "contactar contactarme llamar llamarme molestar molestarme escribiendo enviando mandando texteando "
+        "contactando llamando molestando",
+    ),
+    "escribas": (
+        "no me {}",
+        "escriba escriban escribais envies envie envien mandes mande manden textees textee texteen "
+        "contactes contacte contacten llames llame llamen molestes moleste molesten",
+    ),
+    "vuelvas": ("no {} a escribirme", "vuelva vuelvan vuelve"),
+    "deja": ("{} de escribirme", "dejen deje dejes dejas dejar"),
+    "dejame": ("{} en paz", "dejenme dejeme dejarme"),
+    "sacame": (
+        "{} por favor",
+        "saquenme saqueme sacarme quitame quitenme quiteme quitarme borrame borrenme borreme borrarme "
+        "eliminame eliminenme elimineme eliminarme",
+    ),
+    "borralo": ("{} por favor", "borrenlo borrelo borrala borrenla eliminalo eliminenlo eliminelo"),
+    "borra": (
+        "{} mi número",
+        "borren borre borrar elimina eliminen elimine eliminar quita quiten quite quitar",
+    ),
+    "dar": ("{} de baja", "darme denme dame den dan da deme darnos doy"),
+    "cancelar": ("{} mi suscripción", "cancela cancelen cancele"),
+    "suscripcion": ("cancelar mi {}", "suscripciones subscripcion"),
+    "revoco": ("{} mi consentimiento", "retiro revocar retirar"),
+    "consentimiento": ("revoco mi {}", "autorizacion autorizaciones permiso permisos"),
+    "equivocado": ("número {}", "equivocada equivocados equivocadas incorrecto incorrecta"),
+    "equivocaron": ("se {} de número", "equivocaste equivocan"),
+    "interesa": ("no me {}", "interesan"),
+    "parale": ("{} ya", "parenle pararle"),
+    "detener": ("{} por favor", "detente detenganse detengase"),
+}
+SPELLING_CASES = [
+    (word.strip(), template.format(spelling), spelling)
+    for word, (template, spellings) in SPELLINGS.items()
+    for spelling in spellings.split()
+]
+
+
+@pytest.mark.parametrize(("word", "text", "spelling"), SPELLING_CASES)
+def test_each_spelling_reads_as_its_word(word: str, text: str, spelling: str) -> None:
+    assert word in words_of(text)
+    assert spelling not in words_of(text) or spelling == word
+    assert opts_out(text)
+
+
+def test_a_word_spelled_as_in_no_list_is_read_as_typed() -> None:
+    assert revocation.words_of("Don’t TXT me!!") == ["dont", "text", "me"]
+    assert revocation.words_of("¡Déjame en PAZ!") == ["dejame", "en", "paz"]
