@@ -31,6 +31,7 @@ from serverless_rps.exceptions import (
 )
 from serverless_rps.game import LEADERBOARD_SHARDS, LOBBY_SHARDS, Decision
 from serverless_rps.game_store.delivery_status import DeliveryStatus, DeliveryStatusRecords
+from serverless_rps.model import LOBBY_SWEEP_SECONDS
 from serverless_rps.ports import SENDING, CompletedRecord, OutboundSms
 from tests.conftest import (
     ALICE,
@@ -211,7 +212,9 @@ def test_a_configuration_error_asks_for_a_slow_retry_and_a_passing_one_for_a_qui
     assert throttled.value.retry_after == 1
 
 
-def test_the_shared_records_and_a_strangers_budget_are_read_strongly_consistently(game: Game) -> None:
+def test_the_shared_records_and_a_strangers_budget_are_read_strongly_consistently(
+    game: Game, clock: Any
+) -> None:
     """`top` answers from a read with no lock, a lobby throw decides whom to lock from one, and a
     stranger's reply budget is read beside its lock: an eventually consistent read could miss the
     result, the waiting player or the replies just committed."""
@@ -233,6 +236,7 @@ def test_the_shared_records_and_a_strangers_budget_are_read_strongly_consistentl
     try:
         for sender, body in ((STRANGER, "hello"), (ALICE, "rock"), (BOB, "paper"), (ALICE, "top")):
             game.text(sender, body)
+            clock.tick(LOBBY_SWEEP_SECONDS)  # bob's lobby room is another than alice's
     finally:
         for event in events:
             game.dynamodb.meta.events.unregister(event, note_read)
