@@ -106,6 +106,7 @@ class GameFunction:
         """One SQS record of the event (Lambda's shape: messageId, receiptHandle, body, ...)."""
         try:
             sms = inbound_sms(record)
+            receives = _receives(record)  # this delivery's, for the postponing below
         except PoisonMessage as poison:
             # Kept, with the reason, and acknowledged: it must never block or loop.
             self.dead_letters.park(record.get("body") or "", str(poison), record["messageId"])
@@ -131,15 +132,32 @@ class GameFunction:
             raise
         except RetryLater as retry:
             outcome = "retry"
-            if self._postponed(record, sms, retry):
-                outcome = "postponed"
-                return  # acknowledged: the copy on the queue carries it on
+            # Come back soon rather than after the whole visibility timeout, but never at once.
+            seconds = max(retry.retry_after or 0.0, _MIN_REDELIVERY_SECONDS)
+            first_reached_us = sms.enqueued_at if sms.enqueued_at is not None else self.clock()
+            young = self.clock() - first_reached_us < POSTPONE_WITHIN_SECONDS
+            if receives >= self.max_receive_count - 1 and young:
+                # Its next failure would dead-letter it, yet it failed only for now: send it back
+                # as a new message instead. The game deduplicates on the SMS id: the copy is the
+                # same message to it, and it keeps when the SMS first reached the queue.
+                try:
+                    copy = self.incoming.postpone(
+                        record.get("body") or "", delay_seconds=seconds, received_at=sms.enqueued_at
+                    )
+                except RetryLater as exc:
+                    logger.warning("could not send the message back to the queue", extra={"error": str(exc)})
+                else:
+                    outcome = "postponed"
+                    logger.warning(
+                        "message sent back to the queue as a new one: it failed only for now",
+                        extra={"reason": str(retry), "receives": receives, "copy": copy},
+                    )
+                    count("Postponed")
+                    return  # acknowledged: the copy on the queue carries it on
             logger.warning(
                 "message will be retried", extra={"reason": str(retry), "retry_after": retry.retry_after}
             )
             if retry.retry_after is not None and record.get("receiptHandle"):
-                # Come back soon rather than after the whole visibility timeout, but never at once.
-                seconds = max(retry.retry_after, _MIN_REDELIVERY_SECONDS)
                 try:
                     self.incoming.redeliver_in(record["receiptHandle"], seconds)
                 except RetryLater as exc:
@@ -155,30 +173,6 @@ class GameFunction:
         finally:
             count_message(command, outcome)
         tracer.put_annotation("result", outcome)
-
-    def _postponed(self, record: Mapping[str, Any], sms: InboundSms, retry: RetryLater) -> bool:
-        """Send a message whose next failure would dead-letter it back to the queue as a new one,
-        if it only failed for now and is young enough (POSTPONE_WITHIN_SECONDS). The game
-        deduplicates on the SMS id: the copy is the same message to it."""
-        received = sms.enqueued_at if sms.enqueued_at is not None else self.clock()
-        young = self.clock() - received < POSTPONE_WITHIN_SECONDS
-        if _receives(record) < self.max_receive_count - 1 or not young:
-            return False
-        try:
-            copy = self.incoming.postpone(
-                record.get("body") or "",
-                delay_seconds=max(retry.retry_after or 0.0, _MIN_REDELIVERY_SECONDS),
-                received_at=sms.enqueued_at,
-            )
-        except RetryLater as exc:
-            logger.warning("could not send the message back to the queue", extra={"error": str(exc)})
-            return False
-        logger.warning(
-            "message sent back to the queue as a new one: it failed only for now",
-            extra={"reason": str(retry), "receives": _receives(record), "copy": copy},
-        )
-        count("Postponed")
-        return True
 
     def handle_batch(self, event: Mapping[str, Any], context: LambdaContext | None) -> dict[str, Any]:
         """Every record is reported on its own (the event source mapping's ReportBatchItemFailures):
