@@ -15,9 +15,9 @@ Two workloads, played by registered players (the registration, once, is not time
 
 At each worker count one pool of workers plays the workloads in turns (`--rounds` slices of each,
 `--seconds` of each in all), so that both meet the same load on the machine; every slice starts
-from the tables as the registration left them. The queue holds two records per worker: a worker
-that finishes always finds the next one, and hundreds of players wait behind them, so the
-players are never the limit. Throughput is the messages processed (and the results among them)
+from the tables as the registration left them. The queue holds up to two records per worker (in
+hand or waiting): a worker that finishes finds the next one, and hundreds of players wait behind
+them, so the players are never the limit. Throughput is the messages processed (and the results among them)
 that finished while the players texted, a second; then nobody texts again, and what is queued or
 coming back is processed before the accounting (each text processed exactly once and answered).
 
