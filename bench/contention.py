@@ -43,7 +43,6 @@ The model, and what it leaves out:
 from __future__ import annotations
 
 import argparse
-import collections
 import heapq
 import itertools
 import json
@@ -53,7 +52,7 @@ import multiprocessing
 import os
 import queue
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
@@ -86,9 +85,11 @@ __all__ = [
     "Slice",
     "Text",
     "Workload",
+    "account",
     "main",
     "measure",
     "play",
+    "ratios",
     "register",
     "render",
     "summarize",
@@ -259,7 +260,10 @@ def _lock_contentions() -> int:
 
 def _work(worker: int, endpoint: str, latency_seconds: float, tasks: Queue[Any], reports: Queue[Any]) -> None:
     """One worker process: the game function, then records from `tasks` until None."""
-    from moto import mock_aws  # the worker's own SQS (which no record reaches: see the docstring)
+    # The worker's own SQS, for the function's queue clients. No record reaches it: none carries a
+    # receipt handle whose visibility to shorten, and each says it is its first delivery, so none
+    # is postponed (the driver brings failed records back itself).
+    from moto import mock_aws
 
     # The function's log lines and metrics (one JSON line a message) would flood the terminal.
     devnull = os.open(os.devnull, os.O_WRONLY)
@@ -394,7 +398,7 @@ def _run_phase(
     players who are merely ready (who wait in `ready`, in the order they became ready)."""
     phase = Phase()
     records = phase.records
-    ready = collections.deque(opening)
+    ready = deque(opening)
     coming_back: list[tuple[float, str]] = []  # (when, record id): failed, not yet visible again
     in_flight = 0
     backlog = 2 * pool.workers
