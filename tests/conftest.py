@@ -92,6 +92,7 @@ LONGEST_FIRST: tuple[str, ...] = (
     "tests/protocol/test_reply_budget.py",
     "tests/local/test_browser.py",
     "tests/local/test_cold_path.py",
+    "tests/local/test_contention.py",
     "tests/local/test_dynamodb_local.py",
     "tests/local/test_event_source.py",
     "tests/local/test_find_chromium.py",
