@@ -20,6 +20,7 @@ from __future__ import annotations
 import enum
 import functools
 import itertools
+import math
 import random
 import re
 from collections.abc import Callable
@@ -40,7 +41,11 @@ class ArrivalProfile:
 
     phones: int = 20_000
     arrival_seconds: float = 300.0  # every new phone texts for the first time within this
-    peak_at: float = 0.4  # new phones arrive fastest at this share of the window (a triangle)
+    # New phones a second rise from none over the first `rise` of the window, stay at their peak,
+    # and fall to none over the last `fall` (a trapezoid: the peak is 1/(1 - (rise + fall)/2)
+    # times the mean, 83 a second for the reference burst).
+    rise: float = 0.2
+    fall: float = 0.2
     games_per_phone: int = 3
     # What a player starts a game with (answering a challenge is not starting one).
     lobby_share: float = 0.75
@@ -337,11 +342,7 @@ class Crowd:
     def arrive_over_the_window(self, until: float | None = None) -> None:
         """Schedule every new phone's first text; with `until`, only those of the phones that
         arrive before it (the same arrival curve, cut short)."""
-        window = self.profile.arrival_seconds
-        times = sorted(
-            self.chance.triangular(0, window, window * self.profile.peak_at)
-            for _ in range(self.profile.phones)
-        )
+        times = sorted(self._arrival() for _ in range(self.profile.phones))
         arrived: list[tuple[float, Player]] = []
         for number, at in enumerate(times):
             if until is not None and at >= until:
@@ -359,6 +360,17 @@ class Crowd:
                     player.inviter.brought += 1
             arrived.append((at, player))
             self.scheduler.call_at(at, functools.partial(self._first_text, player))
+
+    def _arrival(self) -> float:
+        """When one new phone first texts, drawn from the trapezoid."""
+        window, rise, fall = self.profile.arrival_seconds, self.profile.rise, self.profile.fall
+        flat = 1 - rise - fall
+        part = self.chance.random() * (rise / 2 + flat + fall / 2)
+        if part < rise / 2:
+            return window * rise * math.sqrt(self.chance.random())
+        if part < rise / 2 + flat:
+            return window * (rise + flat * self.chance.random())
+        return window * (1 - fall * math.sqrt(self.chance.random()))
 
     def hear(self, sms: AcceptedSms) -> None:
         """Twilio accepted a reply: it reaches the phone once sent (never, if it expired)."""

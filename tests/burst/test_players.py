@@ -121,6 +121,22 @@ def test_new_phones_arrive_within_the_window_and_a_cut_keeps_the_first_ones() ->
     assert max(first_texts) < 100.0
 
 
+def test_new_phones_come_fastest_between_the_rise_and_the_fall() -> None:
+    scheduler, crowd, texts = _crowd(phones=3000, arrival_seconds=100.0, rise=0.2, fall=0.2)
+    crowd.arrive_over_the_window()
+    scheduler.run(until=100.0)
+
+    first_texts = [at for at, _, _, kind in texts if kind in {"nick", "first text"}]
+    rising = sum(1 for at in first_texts if at < 10)
+    peak = sum(1 for at in first_texts if 40 <= at < 50)
+    falling = sum(1 for at in first_texts if at >= 90)
+    # A trapezoid: 3,000 phones over 80 s at the full rate; the first and last tenths of the window,
+    # halfway up its ramps, hold a quarter of that.
+    assert peak == pytest.approx(3000 / 80 * 10, rel=0.15)
+    assert rising == pytest.approx(peak / 4, rel=0.3)
+    assert falling == pytest.approx(peak / 4, rel=0.3)
+
+
 def test_a_replica_of_the_profile_has_its_share_of_the_phones() -> None:
     assert ArrivalProfile().scaled(1 / 5).phones == 4_000
     assert ArrivalProfile().scaled(10).phones == 200_000
