@@ -78,9 +78,10 @@ class SimulatedDynamoDb:
         params = _in_flight.params
         self._observations.attempts[operation] += 1
         latency = self._latencies.dynamodb(operation)
-        actor.pass_time(latency / 2)
-        actor.take_turn()  # the request reaches DynamoDB: nothing else happens meanwhile
-        actor.pass_time(latency / 2)
+        return actor.round_trip(latency, lambda: self._answer(event_name, operation, params, request))
+
+    def _answer(self, event_name: str, operation: str, params: dict[str, Any], request: Any) -> Any:
+        """At the request's turn: a fault, or moto's answer (the request takes effect now)."""
         fault = self._fault(operation, params, request)
         if fault is not None:
             self._observations.faults[fault[0]] += 1

@@ -176,12 +176,7 @@ class SqsEndpoint:
             raise RuntimeError("the simulated SQS answers the game function only")
         operation, params = model.name, context[_PARAMS]
         self._observations.sqs_requests[operation] += 1
-        latency = self._latencies.sqs()
-        actor.pass_time(latency / 2)
-        actor.take_turn()
-        answer = self._apply(operation, params)
-        actor.pass_time(latency / 2)
-        return answer
+        return actor.round_trip(self._latencies.sqs(), lambda: self._apply(operation, params))
 
     def _apply(self, operation: str, params: dict[str, Any]) -> tuple[AWSResponse, dict[str, Any]]:
         url = params.get("QueueUrl")

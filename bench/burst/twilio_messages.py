@@ -33,7 +33,7 @@ from requests.structures import CaseInsensitiveDict
 
 from bench.burst.latencies import Latencies
 from bench.burst.observations import InvocationContext, Observations
-from bench.burst.virtual_time import Scheduler, current_actor
+from bench.burst.virtual_time import Actor, Scheduler, current_actor
 from serverless_rps import sms_gateway
 
 __all__ = ["DEFAULT_VALIDITY_SECONDS", "AcceptedSms", "SimulatedTwilio"]
@@ -111,19 +111,21 @@ class SimulatedTwilio:
     # -- the API (on the calling actor's thread) ---------------------------------------------------
 
     def create(self, fields: Mapping[str, str]) -> tuple[int, dict[str, Any]]:
-        actor = current_actor()
-        if actor is None:
-            raise RuntimeError("an SMS was sent outside a simulated invocation")
         self.posts += 1
-        latency = self.latencies.twilio()
-        actor.pass_time(latency / 2)
-        actor.take_turn()  # Twilio receives the POST
+        return _caller().round_trip(self.latencies.twilio(), lambda: self._accept(fields))
+
+    def list_to(self, query: Mapping[str, str]) -> tuple[int, dict[str, Any]]:
+        self.lists += 1
+        return _caller().round_trip(self.latencies.twilio(), lambda: self._list(query))
+
+    def _accept(self, fields: Mapping[str, str]) -> tuple[int, dict[str, Any]]:
+        """Twilio receives the POST (at the caller's turn)."""
+        actor = _caller()
+        context: InvocationContext = actor.context
         to, body = fields["To"], fields["Body"]
         sender = fields.get("MessagingServiceSid") or fields["From"]
-        context: InvocationContext = actor.context
         if to in self.opted_out:
             self.refused += 1
-            actor.pass_time(latency / 2)
             return 400, {
                 "code": _OPTED_OUT,
                 "message": "Attempt to send to unsubscribed recipient",
@@ -143,21 +145,13 @@ class SimulatedTwilio:
         self.observations.sent(context, actor.now, to, body, sms.sid)
         for listener in self.listeners:
             listener(sms)
-        actor.pass_time(latency / 2)
         return 201, self._resource(sms)
 
-    def list_to(self, query: Mapping[str, str]) -> tuple[int, dict[str, Any]]:
-        actor = current_actor()
-        if actor is None:
-            raise RuntimeError("Twilio's list was read outside a simulated invocation")
-        self.lists += 1
-        latency = self.latencies.twilio()
-        actor.pass_time(latency / 2)
-        actor.take_turn()
+    def _list(self, query: Mapping[str, str]) -> tuple[int, dict[str, Any]]:
+        actor = _caller()
         to, size = query.get("To"), int(query.get("PageSize", 50))
         page = [self._resource(sms) for sms in reversed(self.accepted) if to in (None, sms.to)][:size]
         self.observations.looked(actor.context, actor.now, to or "", [message["sid"] for message in page])
-        actor.pass_time(latency / 2)
         return 200, {
             "messages": page,
             "uri": "/2010-04-01/Messages.json",
@@ -213,6 +207,13 @@ class _Transport(BaseAdapter):
 
     def close(self) -> None:
         pass
+
+
+def _caller() -> Actor:
+    actor = current_actor()
+    if actor is None:
+        raise RuntimeError("Twilio was called outside a simulated invocation")
+    return actor
 
 
 def _first_values(form: str) -> dict[str, str]:

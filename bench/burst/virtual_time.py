@@ -115,6 +115,15 @@ class Actor:
         self.scheduler._schedule_resume(self)
         self._park()
 
+    def round_trip[T](self, seconds: float, effect: Callable[[], T]) -> T:
+        """A request that takes `seconds` there and back: it takes effect halfway, at this actor's
+        turn (nothing else happens meanwhile), and its answer is back `seconds` after it left."""
+        self.pass_time(seconds / 2)
+        self.take_turn()
+        answer = effect()
+        self.pass_time(seconds / 2)
+        return answer
+
     def spawn(self, name: str, body: Callable[[], object]) -> Actor:
         """A child actor that starts at this actor's time, with its deadline and context."""
         child = Actor(
@@ -178,7 +187,14 @@ class Scheduler:
     def start(self, actor: Actor) -> None:
         """Run `actor` from its start time on (its thread waits for its first turn)."""
         self.actors_started += 1
-        threading.Thread(target=actor._main, name=actor.name, daemon=True).start()
+        thread = threading.Thread(target=actor._main, name=actor.name, daemon=True)
+        # Thread.start waits until the new thread runs: a real wait of a moment, not a turn, even
+        # when an actor starts a task (cooperative_threads would otherwise park it there).
+        starter, _local.actor = current_actor(), None
+        try:
+            thread.start()
+        finally:
+            _local.actor = starter
         self._schedule_resume(actor)
 
     def time_of_this_thread(self) -> float:
