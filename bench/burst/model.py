@@ -99,7 +99,7 @@ class RunResult:
     kinds: dict[str, int]
     samples: list[dict[str, float]]
     record: SoakRecord
-    verdict: Verdict
+    verdict: Verdict | None  # None when the run stopped at its horizon, the queue not drained
     drained_at: float
     horizon_reached: bool
     phones: int
@@ -330,7 +330,9 @@ class _Run:
         if not horizon_reached and self.options.script is None:
             self._very_late_duplicates()
             self.scheduler.run(until=math.inf)
+        # A run stopped at its horizon has messages in flight: the promises are judged on a drained run.
         record = self._record(at_drain, sms_before)
+        verdict = None if horizon_reached else check(record)
         phones = (
             len(self.crowd.players)
             if self.options.script is None
@@ -348,7 +350,7 @@ class _Run:
             self.kinds,
             self.samples,
             record,
-            check(record),
+            verdict,
             drained_at,
             horizon_reached,
             phones,

@@ -35,8 +35,12 @@ def figures(result: RunResult) -> dict[str, Any]:
     sent = [sms for sms in twilio.accepted if sms.sent_at is not None]
     waits = [sms.sent_at - sms.accepted_at for sms in twilio.accepted if sms.sent_at is not None]
     expired = [sms for sms in twilio.accepted if sms.expired_at is not None]
-    games = int(result.verdict.figures.get("games resolved (all players)", 0)) + int(
-        result.verdict.figures.get("games played through the lobby", 0)
+    verdict = result.verdict
+    games = (
+        int(verdict.figures.get("games resolved (all players)", 0))
+        + int(verdict.figures.get("games played through the lobby", 0))
+        if verdict is not None
+        else 0
     )
     redriven = sum(1 for letter in queue.dead_letters if letter.redriven)
     posts = sum(result.kinds.values())
@@ -163,10 +167,12 @@ def figures(result: RunResult) -> dict[str, Any]:
             "completed, mean while the queue held messages": round(_sustained(result) * k, 1),
         },
         "checker (bench/chaos/checker.py)": {
-            "violations": len(result.verdict.violations),
-            "first violations": result.verdict.violations[:10],
-            "figures": result.verdict.figures,
-        },
+            "violations": len(verdict.violations),
+            "first violations": verdict.violations[:10],
+            "figures": verdict.figures,
+        }
+        if verdict is not None
+        else {"not judged": "stopped at the horizon before the queue drained"},
     }
 
 

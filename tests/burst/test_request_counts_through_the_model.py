@@ -40,4 +40,5 @@ def test_each_command_costs_the_model_the_requests_it_costs_the_engine(command: 
     measured = max(result.inbound.values(), key=lambda inbound: inbound.posted_at)
     assert (measured.phone, measured.body) == (sender, body)
     assert result.observations.requests_by_sid[measured.sid] == expected
+    assert result.verdict is not None
     assert result.verdict.violations == []
