@@ -11,7 +11,7 @@ import math
 from collections import Counter
 from typing import Any
 
-from bench.burst.model import RunResult
+from bench.burst.model import SAMPLE_EVERY_SECONDS, RunResult
 from bench.cost import PRICES
 from bench.stats import percentile
 
@@ -111,6 +111,10 @@ def figures(result: RunResult) -> dict[str, Any]:
             "deepest (visible + in flight)": max(
                 (int(s["visible"] + s["in_flight"]) for s in result.samples), default=0
             ),
+            "empty again after (s)": max(
+                (s["t"] for s in result.samples if s["visible"] + s["in_flight"] > 0), default=0.0
+            )
+            + SAMPLE_EVERY_SECONDS,
             "oldest message every minute (s)": [round(s["oldest_age"]) for s in _minutes(result)],
             "texts in / completed a second, every minute (represented)": _rates_by_minute(result),
             "series every 10 s": result.samples,

@@ -106,3 +106,22 @@ def test_the_messages_list_shows_what_was_accepted_to_a_number_newest_first() ->
     [listed] = _through_the_gateway(twilio, scheduler, send_then_list)
 
     assert listed == ["two", "one"]
+
+
+def test_a_send_whose_validity_period_its_wait_would_pass_expires_and_never_leaves() -> None:
+    scheduler = Scheduler()
+    twilio = _twilio(scheduler, rate=1.0)
+    fields = {"To": ALICE, "From": BOT, "Body": "hi"}
+
+    def post_three() -> list[int]:
+        return [twilio.create({**fields, "ValidityPeriod": "1"})[0] for _ in range(3)]
+
+    scheduler.start(
+        Actor(scheduler, "invocation", post_three, start=0.0, context=InvocationContext(instance=1))
+    )
+    scheduler.run()
+
+    first, second, third = twilio.accepted
+    assert first.sent_at is not None
+    assert second.sent_at is not None  # waits 0.8-1 s behind the first: within its second
+    assert (third.sent_at, third.expired_at) == (None, pytest.approx(third.accepted_at + 1))
