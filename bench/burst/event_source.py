@@ -130,6 +130,7 @@ class EventSourceMapping:
             self.observations.received(environment.number, start, message.message_id, message.receive_count)
         event = {"Records": [self._record(message) for message in batch]}
         outcome: dict[str, Any] = {}
+        environment.context.records_failed = 0
 
         def body() -> None:
             outcome["response"] = environment.function.handle_batch(event, None)
@@ -157,12 +158,14 @@ class EventSourceMapping:
         init_seconds: float,
         response: dict[str, Any] | None,
     ) -> None:
-        # Past the deadline Lambda stopped it, even between two requests; an exception out of the
-        # handler fails the whole batch. Either way nothing is deleted.
+        # Past the deadline Lambda stopped it, even between two requests: nothing is deleted, and
+        # every record comes back; those that had not failed already come back for the timeout.
         timed_out = actor.killed or actor.now > actor.deadline
         ended_at = min(actor.now, actor.deadline)
         if timed_out:
-            self.observations.record_failed("killed at the function's timeout")
+            self.observations.record_failed(
+                "killed at the function's timeout", len(batch) - environment.context.records_failed
+            )
         if actor.error is not None and not isinstance(actor.error, Killed):
             raise actor.error  # the handler reports every record; an escape is the model's bug
         if response is not None and not timed_out:

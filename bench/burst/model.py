@@ -13,11 +13,11 @@ from __future__ import annotations
 import contextlib
 import functools
 import io
+import itertools
 import json
 import math
 import os
 import random
-import sys
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -183,7 +183,7 @@ class _Run:
         self.inbound: dict[str, Inbound] = {}
         self.kinds: dict[str, int] = {}
         self.samples: list[dict[str, float]] = []
-        self._sids = iter(range(1, sys.maxsize))
+        self._sids = itertools.count(1)
         self._posts = _chance(options, "posts")
         self._ids = _chance(options, "engine ids")
         self._jitter = _chance(options, "jitter")
@@ -283,6 +283,7 @@ class _Run:
                 raise
             except Exception as exc:
                 observations.record_failed(type(exc).__name__)
+                context.records_failed += 1
                 raise
             observations.record_done(context, actor.now)
 

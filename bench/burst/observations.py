@@ -23,6 +23,7 @@ class InvocationContext:
     message_id: str | None = None  # the SQS message id of the record in hand
     sid: str | None = None  # its inbound SMS id, from the body (None for poison)
     key: str | None = None  # the idempotency key the engine claimed for it
+    records_failed: int = 0  # records of the invocation in hand that failed (each comes back)
 
 
 @dataclass(frozen=True)
@@ -166,8 +167,8 @@ class Observations:
         if context.sid is not None:
             self.completed_at.setdefault(context.sid, at)
 
-    def record_failed(self, cause: str) -> None:
-        self.retries[cause] += 1
+    def record_failed(self, cause: str, records: int = 1) -> None:
+        self.retries[cause] += records
 
     def invocation(self, invocation: Invocation) -> None:
         self.invocations.append(invocation)

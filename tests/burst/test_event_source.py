@@ -119,6 +119,7 @@ def test_a_batch_past_the_function_timeout_is_retried_whole_in_a_new_environment
     assert function.batches[1][1] == function.batches[0][1]
     assert mapping.cold_starts == 2
     assert [invocation.timed_out for invocation in mapping.observations.invocations] == [True, True]
+    assert mapping.observations.retries["killed at the function's timeout"] == 20
 
 
 def test_never_more_batches_at_once_than_the_maximum_concurrency() -> None:
