@@ -275,7 +275,7 @@ class _Run:
         def handle_record(record: Mapping[str, Any]) -> None:
             actor = current_actor()
             assert actor is not None
-            context.message_id, context.sid, context.key = record["messageId"], sid_of(record["body"]), None
+            context.sid, context.key = sid_of(record["body"]), None
             actor.pass_time(latencies.engine())
             try:
                 handle(record)

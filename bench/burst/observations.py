@@ -20,8 +20,7 @@ class InvocationContext:
     """What an actor works for: its execution environment, and the record it is handling."""
 
     instance: int
-    message_id: str | None = None  # the SQS message id of the record in hand
-    sid: str | None = None  # its inbound SMS id, from the body (None for poison)
+    sid: str | None = None  # the inbound SMS id of the record in hand (None for poison)
     key: str | None = None  # the idempotency key the engine claimed for it
     records_failed: int = 0  # records of the invocation in hand that failed (each comes back)
 

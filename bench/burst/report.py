@@ -140,6 +140,7 @@ def figures(result: RunResult) -> dict[str, Any]:
             "sent": len(sent),
             "expired in Twilio's queue (30036)": len(expired),
             "refused (21610, opted out)": twilio.refused,
+            "Messages list reads (looks before re-sending)": twilio.lists,
             "longest wait in Twilio's queue (s)": round(max(waits, default=0.0), 1),
         },
         "Lambda": {

@@ -83,8 +83,7 @@ class SimulatedTwilio:
     accepted: list[AcceptedSms] = field(default_factory=list)
     refused: int = 0
     opted_out: set[str] = field(default_factory=set)
-    posts: int = 0
-    lists: int = 0
+    lists: int = 0  # reads of the Messages list (a redelivery looking before re-sending)
     # Told of every SMS Twilio accepts (the crowd hears a reply once it is sent).
     listeners: list[Callable[[AcceptedSms], None]] = field(default_factory=list)
     _senders: dict[str, SenderQueue] = field(default_factory=dict)
@@ -111,7 +110,6 @@ class SimulatedTwilio:
     # -- the API (on the calling actor's thread) ---------------------------------------------------
 
     def create(self, fields: Mapping[str, str]) -> tuple[int, dict[str, Any]]:
-        self.posts += 1
         return _caller().round_trip(self.latencies.twilio(), lambda: self._accept(fields))
 
     def list_to(self, query: Mapping[str, str]) -> tuple[int, dict[str, Any]]:

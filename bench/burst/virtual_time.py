@@ -174,7 +174,6 @@ class Scheduler:
         self._sequence = itertools.count()
         self._returned = _signal()
         self._blocked: dict[Actor, Timer] = {}
-        self.actors_started = 0
 
     def call_at(self, at: float, callback: Callable[[], None]) -> Timer:
         timer = Timer(max(at, self.now), next(self._sequence), callback)
@@ -186,7 +185,6 @@ class Scheduler:
 
     def start(self, actor: Actor) -> None:
         """Run `actor` from its start time on (its thread waits for its first turn)."""
-        self.actors_started += 1
         thread = threading.Thread(target=actor._main, name=actor.name, daemon=True)
         # Thread.start waits until the new thread runs: a real wait of a moment, not a turn, even
         # when an actor starts a task (cooperative_threads would otherwise park it there).
