@@ -6,6 +6,7 @@ replica's and, where the summary says "represents", multiplied by k for the burs
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 from collections import Counter
@@ -89,6 +90,7 @@ def figures(result: RunResult) -> dict[str, Any]:
             "wall seconds": round(result.wall_seconds, 1),
         },
         "assumptions": result.latencies.assumptions(),
+        "crowd (ArrivalProfile, before the replica's share)": dataclasses.asdict(options.profile),
         "inbound": {
             "texts (distinct MessageSids)": len(result.inbound),
             "by kind": dict(sorted(result.kinds.items())),
