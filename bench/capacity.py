@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-__all__ = ["CapacityMeter", "Tally", "attribute_size", "item_size"]
+__all__ = ["CapacityMeter", "Tally", "attribute_size", "consumed_units", "item_size", "touched_items"]
 
 _KEYS = {"rps-game-state": "phone_number", "rps-nicknames": "nickname", "rps-idempotency": "messageId"}
 _SUPPORTS_CONSUMED_CAPACITY = {
@@ -75,6 +75,20 @@ def _write_units(size: int) -> float:
     return float(max(1, math.ceil(size / 1024)))
 
 
+def consumed_units(operation: str, sizes: list[tuple[int, int]], *, consistent: bool) -> tuple[float, float]:
+    """Read and write units one request consumes, by the rules above, from the size of each item
+    it touches before and after it (a failed request: the same size twice)."""
+    read_units = write_units = 0.0
+    for before, after in sizes:
+        if operation in {"GetItem", "BatchGetItem"}:
+            read_units += _read_units(before) * (1.0 if consistent else 0.5)
+        elif operation == "TransactWriteItems":
+            write_units += 2 * _write_units(max(before, after))
+        else:
+            write_units += _write_units(max(before, after))
+    return read_units, write_units
+
+
 @dataclass
 class Tally:
     """What a stretch of work asked of DynamoDB."""
@@ -118,7 +132,7 @@ class CapacityMeter:
 
     def _before(self, params: dict[str, Any], model: Any, context: dict[str, Any], **_: Any) -> None:
         operation = model.name
-        touched = list(self._touched(operation, params))
+        touched = touched_items(operation, params)
         sizes = [(table, key, item_size(self._get(table, key))) for table, key in touched]
         consistent = operation != "GetItem" or bool(params.get("ConsistentRead"))
         context["bench_start"] = time.perf_counter()
@@ -136,43 +150,43 @@ class CapacityMeter:
         tally.requests[operation] += 1
         sizes, consistent = context["bench_touched"]
         failed = "Error" in parsed
-        for table, key, before in sizes:
-            after = before if failed else item_size(self._get(table, key))
+        before_and_after = [
+            (before, before if failed else item_size(self._get(table, key))) for table, key, before in sizes
+        ]
+        for before, after in before_and_after:
             tally.largest_item_bytes = max(tally.largest_item_bytes, before, after)
-            if operation in {"GetItem", "BatchGetItem"}:
-                tally.read_units += _read_units(before) * (1.0 if consistent else 0.5)
-            elif operation == "TransactWriteItems":
-                tally.write_units += 2 * _write_units(max(before, after))
-            else:
-                tally.write_units += _write_units(max(before, after))
+        read_units, write_units = consumed_units(operation, before_and_after, consistent=consistent)
+        tally.read_units += read_units
+        tally.write_units += write_units
         reported = parsed.get("ConsumedCapacity")
         for entry in reported if isinstance(reported, list) else [reported] if reported else []:
             tally.moto_reported_units += float(entry.get("CapacityUnits", 0))
 
     # -- helpers ---------------------------------------------------------------------------------
 
-    @staticmethod
-    def _touched(operation: str, params: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-        if operation in {"GetItem", "UpdateItem", "DeleteItem"}:
-            return [(params["TableName"], params["Key"])]
-        if operation == "PutItem":
-            return [(params["TableName"], _key_of(params["TableName"], params["Item"]))]
-        if operation == "BatchGetItem":
-            return [(table, key) for table, spec in params["RequestItems"].items() for key in spec["Keys"]]
-        if operation == "TransactWriteItems":
-            touched = []
-            for entry in params["TransactItems"]:
-                (_kind, spec), *_ = entry.items()
-                key = spec["Key"] if "Key" in spec else _key_of(spec["TableName"], spec["Item"])
-                touched.append((spec["TableName"], key))
-            return touched
-        return []
-
     def _get(self, table: str, key: dict[str, Any]) -> dict[str, Any] | None:
         item: dict[str, Any] | None = self._raw.get_item(TableName=table, Key=key, ConsistentRead=True).get(
             "Item"
         )
         return item
+
+
+def touched_items(operation: str, params: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """The (table, key) of every item a request reads or writes."""
+    if operation in {"GetItem", "UpdateItem", "DeleteItem"}:
+        return [(params["TableName"], params["Key"])]
+    if operation == "PutItem":
+        return [(params["TableName"], _key_of(params["TableName"], params["Item"]))]
+    if operation == "BatchGetItem":
+        return [(table, key) for table, spec in params["RequestItems"].items() for key in spec["Keys"]]
+    if operation == "TransactWriteItems":
+        touched = []
+        for entry in params["TransactItems"]:
+            (_kind, spec), *_ = entry.items()
+            key = spec["Key"] if "Key" in spec else _key_of(spec["TableName"], spec["Item"])
+            touched.append((spec["TableName"], key))
+        return touched
+    return []
 
 
 def _key_of(table: str, item: dict[str, Any]) -> dict[str, Any]:

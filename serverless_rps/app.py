@@ -19,7 +19,7 @@ from typing import Any
 import boto3
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from serverless_rps.bootstrap import build_engine, build_queues
+from serverless_rps.bootstrap import Clockwork, build_engine, build_queues
 from serverless_rps.config import GameSettings
 from serverless_rps.exceptions import ConfigurationProblem, PoisonMessage, RetryLater
 from serverless_rps.message_queue import DeadLetterQueue, IncomingQueue
@@ -189,15 +189,20 @@ class GameFunction:
         return {"batchItemFailures": failed}
 
 
-def build_game_function(settings: GameSettings, session: boto3.session.Session | None = None) -> GameFunction:
-    """The game function, from the parts the composition root builds (bootstrap.py)."""
+def build_game_function(
+    settings: GameSettings, session: boto3.session.Session | None = None, clockwork: Clockwork | None = None
+) -> GameFunction:
+    """The game function, from the parts the composition root builds (bootstrap.py); on
+    `clockwork`'s time when a simulation gives one (bench/burst), else the wall clock's."""
     session = session or boto3.session.Session()
     queues = build_queues(settings, session)
+    engine = build_engine(settings, session, clockwork)
     return GameFunction(
-        build_engine(settings, session).processor,
+        engine.processor,
         queues.incoming,
         queues.dead_letters,
         max_receive_count=settings.max_receive_count,
+        **({"clock": clockwork.clock} if clockwork is not None else {}),
     )
 
 

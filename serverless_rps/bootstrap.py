@@ -9,6 +9,9 @@ with the same timings and the same clients:
   records);
 * the operator's tool (admin/): `build_engine` too, and `build_operator_clients`.
 
+Deployed, the engine keeps the time of the wall clock; a simulation gives it a `Clockwork` of its
+own (bench/burst runs the game function in virtual time), through the same builders.
+
 The I/O of starting happens here: the clients, and the Twilio auth token read from SSM. config.py
 only reads settings; the modules assembled here decide everything else.
 
@@ -21,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +42,7 @@ if TYPE_CHECKING:
     from serverless_rps.processing import MessageProcessor
 
 __all__ = [
+    "Clockwork",
     "Engine",
     "Ingress",
     "LazyClient",
@@ -62,6 +67,19 @@ class Engine:
     store: DynamoGameStore
     outbox: Outbox
     processor: MessageProcessor
+
+
+@dataclass(frozen=True)
+class Clockwork:
+    """What the engine reads of time and chance: its clock (epoch seconds), how it pauses (the lock
+    backoff), where new ids come from, and the backoff's jitter. Deployed, none is given and the
+    processor and the outbox keep their own (the wall clock, real sleeps, uuid4, the system's
+    random); a simulation gives its own, so that leases, expiries and backoff run in its time."""
+
+    clock: Callable[[], float]
+    sleep: Callable[[float], None]
+    new_id: Callable[[], str]
+    jitter: Callable[[], float]
 
 
 @dataclass(frozen=True)
@@ -107,16 +125,33 @@ def build_store(dynamodb: Any, settings: GameSettings, key: bytes) -> DynamoGame
 
 
 def build_processor(
-    store: DynamoGameStore, sender: SmsSender, sent_log: SentSmsLog, settings: GameSettings
+    store: DynamoGameStore,
+    sender: SmsSender,
+    sent_log: SentSmsLog,
+    settings: GameSettings,
+    clockwork: Clockwork | None = None,
 ) -> Engine:
     """The outbox (sending through `sender`, looking in `sent_log`, Twilio's Messages list, before
-    re-sending) and the processor, over `store`."""
+    re-sending) and the processor, over `store`; on `clockwork`'s time if one is given."""
     from serverless_rps.game import Limits
     from serverless_rps.outbox import Outbox
     from serverless_rps.processing import MessageProcessor
     from serverless_rps.reply_budget import BudgetPolicy
 
-    outbox = Outbox(store.outboxes, sender, sent_log)
+    # Without a clockwork, the processor and the outbox keep their own (their parameters' defaults).
+    timing: dict[str, Any] = vars(clockwork) if clockwork is not None else {}
+    outbox = (
+        Outbox(
+            store.outboxes,
+            sender,
+            sent_log,
+            clock=clockwork.clock,
+            sleep=clockwork.sleep,
+            jitter=clockwork.jitter,
+        )
+        if clockwork is not None
+        else Outbox(store.outboxes, sender, sent_log)
+    )
     processor = MessageProcessor(
         store,
         outbox,
@@ -124,13 +159,17 @@ def build_processor(
         lock_wait_seconds=settings.lock_wait_seconds,
         budget=BudgetPolicy(settings.reply_budget_burst, settings.reply_budget_per_hour),
         program=settings.program,
+        **timing,
     )
     return Engine(store, outbox, processor)
 
 
-def build_engine(settings: GameSettings, session: boto3.session.Session) -> Engine:
+def build_engine(
+    settings: GameSettings, session: boto3.session.Session, clockwork: Clockwork | None = None
+) -> Engine:
     """The engine on AWS and Twilio, once per cold start: reads the Twilio token (SSM when
-    deployed) and sends the engine's metrics to the settings' namespace."""
+    deployed) and sends the engine's metrics to the settings' namespace. `clockwork`: a
+    simulation's time (`build_processor`)."""
     from serverless_rps import observability
     from serverless_rps.sms_gateway import TwilioSmsGateway
 
@@ -146,8 +185,9 @@ def build_engine(settings: GameSettings, session: boto3.session.Session) -> Engi
         messaging_service_sid=settings.messaging_service_sid,
         status_callback_url=settings.status_callback_url,
         validity_seconds=int(settings.reply_validity_seconds),
+        **({"clock": clockwork.clock} if clockwork is not None else {}),
     )
-    return build_processor(store, twilio, twilio, settings)
+    return build_processor(store, twilio, twilio, settings, clockwork)
 
 
 def build_queues(settings: GameSettings, session: boto3.session.Session) -> Queues:

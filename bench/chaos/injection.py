@@ -36,7 +36,7 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
-__all__ = ["ChaosConfig", "install"]
+__all__ = ["ChaosConfig", "install", "protocol_step"]
 
 
 class ChaosConfig(dict[str, Any]):
@@ -159,7 +159,7 @@ def _remember_params(params: dict[str, Any], context: dict[str, Any], **_: Any) 
     context["chaos_params"] = dict(params)
 
 
-def _step(operation: str, params: dict[str, Any]) -> str:
+def protocol_step(operation: str, params: dict[str, Any]) -> str:
     """Which step of the protocol a DynamoDB request is."""
     update = params.get("UpdateExpression", "")
     if operation == "PutItem" and "messageId" in params.get("Item", {}):
@@ -216,7 +216,7 @@ def _after_call(
     http_response: Any, parsed: dict[str, Any], model: Any, context: dict[str, Any], **_: Any
 ) -> None:
     params = context.get("chaos_params", {})
-    step = _step(model.name, params)
+    step = protocol_step(model.name, params)
     ok = "Error" not in parsed
     code = parsed.get("Error", {}).get("Code") if not ok else None
     if (

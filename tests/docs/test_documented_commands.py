@@ -249,6 +249,12 @@ CLASSIFICATION: tuple[Rule, ...] = (
         "benchmarks (minutes each); make bench runs them",
         checks=(PY + " -m bench --help",),
     ),
+    Rule(
+        PY_RE + r" -m bench\.burst(?: --[\w-]+(?: [\w.=/-]+)?)*",
+        Kind.LONG,
+        "the burst model (9-11 minutes of CPU for the reference burst); --help shows its options",
+        checks=(PY + " -m bench.burst --help",),
+    ),
     # bench's sections read no arguments: `--help` would run the benchmark, so only the file is checked.
     Rule(
         r"(DYNAMODB=local )?" + PY_RE + r" -m bench\.(?P<module>\w+)",

@@ -4,6 +4,7 @@ variables: moto for DynamoDB and SQS, the real Twilio client against the local T
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import logging
 import os
@@ -15,6 +16,7 @@ import boto3
 import pytest
 
 from serverless_rps import app, observability, replies
+from serverless_rps.bootstrap import Clockwork
 from serverless_rps.config import GameSettings
 from serverless_rps.game_store import OutboxRecords
 from serverless_rps.rules import Move, Outcome
@@ -204,6 +206,39 @@ def test_the_built_function_brings_a_message_whose_player_is_busy_back_when_the_
     [seconds] = shortened
     assert 0 < seconds <= settings.lock_lease_seconds
     assert twilio.sent_messages() == []
+
+
+def test_a_game_function_built_with_a_clockwork_keeps_its_time_ids_and_pauses(
+    deployed: Any, dynamodb: Any, twilio: LocalTwilioApi
+) -> None:
+    """A simulation's clock reaches the engine through the composition root (bench/burst runs the
+    game function so): leases and records are stamped with its time, ids come from it, and the
+    lock backoff sleeps through it, scaled by its jitter."""
+    now = [2_000_000_000.0]
+    slept: list[float] = []
+    ids = (f"id{n:030d}" for n in itertools.count(1))
+
+    def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        now[0] += seconds
+
+    clockwork = Clockwork(clock=lambda: now[0], sleep=sleep, new_id=lambda: next(ids), jitter=lambda: 1.0)
+    function = app.build_game_function(
+        GameSettings.from_environment(), boto3.session.Session(region_name=REGION), clockwork
+    )
+    new_store(dynamodb).lock(ALICE, "another-invocation", now[0])  # busy for the whole lock wait
+    busy = ("SM" + "6" * 32, ALICE, "help")
+    registering = ("SM" + "7" * 32, BOB, "nick bob")
+
+    assert function.handle_batch(_event(busy), None) == {
+        "batchItemFailures": [{"itemIdentifier": "sqs-" + busy[0]}]
+    }
+    assert slept == [0.05, 0.1, 0.2, 0.4, 0.4]  # doubling to the cap, until the 1.5 s lock wait is spent
+    assert function.handle_batch(_event(registering), None) == {"batchItemFailures": []}
+    player = dynamodb.get_item(TableName=TABLES.game_state, Key={"phone_number": {"S": BOB}})["Item"]
+    record = dynamodb.get_item(TableName=TABLES.idempotency, Key={"messageId": {"S": registering[0]}})["Item"]
+    assert player["player_id"]["S"].startswith("id")
+    assert float(record["completed_at"]["N"]) == now[0]
 
 
 def test_a_record_without_sqs_attributes_is_still_played(deployed: Any, twilio: LocalTwilioApi) -> None:
