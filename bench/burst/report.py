@@ -27,8 +27,9 @@ def figures(result: RunResult) -> dict[str, Any]:
     k = options.sample
     window = result.options.profile.arrival_seconds
     observations, twilio, queue = result.observations, result.twilio, result.queue
-    delays = _reply_delays(result)
+    delays = _reply_delays(result, handed_to_carrier=True)
     burst = [delay for posted, delay in delays if posted < window]
+    accepted = _reply_delays(result, handed_to_carrier=False)
     invocations = observations.invocations
     gb = deployment.memory_mb / 1024
     duration_seconds = sum(invocation.ended_at - invocation.started_at for invocation in invocations)
@@ -105,6 +106,14 @@ def figures(result: RunResult) -> dict[str, Any]:
             f"during the burst (texts in the first {window:g} s)": _distribution(burst),
             "all texts": _distribution([delay for _, delay in delays]),
             "texts never answered": _never_answered(result),
+        },
+        # The engine's part alone: until Twilio took the reply (its POST answered 201), before any
+        # wait in the sender's queue, which the sender's rate sets and no engine can shorten.
+        "reply delay, inbound to reply taken by Twilio (s)": {
+            f"during the burst (texts in the first {window:g} s)": _distribution(
+                [delay for posted, delay in accepted if posted < window]
+            ),
+            "all texts": _distribution([delay for _, delay in accepted]),
         },
         "queue": {
             "oldest message, worst (s)": round(
@@ -183,18 +192,19 @@ def figures(result: RunResult) -> dict[str, Any]:
     }
 
 
-def _reply_delays(result: RunResult) -> list[tuple[float, float]]:
+def _reply_delays(result: RunResult, *, handed_to_carrier: bool) -> list[tuple[float, float]]:
     """(posted at, delay) for each text that got a reply: from Twilio's POST to the webhook until
-    the first reply to the sender left Twilio's queue (any reply of that message if none was to
-    the sender)."""
+    the first reply to the sender left Twilio's queue for the carrier (`handed_to_carrier`), or
+    until Twilio took it (any reply of that message if none was to the sender)."""
     first_to_sender: dict[str, float] = {}
     first_any: dict[str, float] = {}
     for sms in result.twilio.accepted:
-        if sms.sent_at is None or sms.key is None or sms.key not in result.inbound:
+        moment = sms.sent_at if handed_to_carrier else sms.accepted_at
+        if moment is None or sms.key is None or sms.key not in result.inbound:
             continue
-        first_any[sms.key] = min(first_any.get(sms.key, math.inf), sms.sent_at)
+        first_any[sms.key] = min(first_any.get(sms.key, math.inf), moment)
         if sms.to == result.inbound[sms.key].phone:
-            first_to_sender[sms.key] = min(first_to_sender.get(sms.key, math.inf), sms.sent_at)
+            first_to_sender[sms.key] = min(first_to_sender.get(sms.key, math.inf), moment)
     delays = []
     for sid, inbound in result.inbound.items():
         sent = first_to_sender.get(sid, first_any.get(sid))
