@@ -69,38 +69,38 @@ def without_accents(text: str) -> str:
 # People's spellings, each to one word the rules below are written in (accents already gone).
 ENGLISH_SPELLINGS: Mapping[str, str] = {
     "text": "texts texting texted textin txt txts txting txtin txtng txtn sms smss smses",
-    "message": "messages messaging messaged msg msgs msging msgng msgin mesage mesages messege messeges",
+    "message": "messages messaging messaged msg msgs msging msgng msgin",
     "contact": "contacting contacted",
     "call": "calls calling",
     "spam": "spamming spaming spammed",
     "notification": "notifications alert alerts update updates",
     "communication": "communications",
-    "stop": "stopp stahp stp sotp stpo",
-    "unsubscribe": "unsub unsubscribed unsubcribe unsuscribe unsubscibe unsubsribe unsubscirbe",
-    "please": "pls plz plez plse pleas pleez pleeze plss plzz pleeease pleaseee",
+    "stop": "stopp stahp stp",
+    "unsubscribe": "unsub unsubscribed",
+    "please": "pls plz plez plse pleez pleeze plss plzz",
     "thanks": "thx thnx thnks thanx tnx ty tyvm tysm",
     "ok": "okay k kk okk",
     "with": "w",
     "you": "u",
     "your": "ur yr",
-    "number": "numbr nmbr num",
+    "number": "nmbr num",
     # Txt-speak for the words around a request: "dont evr txt me agn", "no mor txts".
     "dont": "dnt",
     "ever": "evr eva",
     "again": "agn agen",
-    "anymore": "nemore anymor",
+    "anymore": "nemore",
     "more": "mor moar",
 }
 SPANISH_SPELLINGS: Mapping[str, str] = {
     # `text` and `number` are the English words' concepts: "textos", "número" read as they do.
     "text": "texto textos",
     "number": "numero numeros",
-    "message": "mensaje mensajes mensajito mensajitos msj msjs mensages",
+    "message": "mensaje mensajes mensajito mensajitos msj msjs",
     "porfavor": "porfa porfas xfa xfavor xf plis",
     "gracias": "grax graciaas",
     "que": "q ke",
     # Txt-speak: "ya no kiero", "dejen d mandar", "ya no m escriban", "x favor".
-    "quiero": "kiero qiero",
+    "quiero": "kiero",
     "de": "d",
     "me": "m",
     "por": "x",
@@ -127,7 +127,7 @@ SPANISH_SPELLINGS: Mapping[str, str] = {
     "desuscribirse desinscribir desinscribirme desinscribanme",
     "dar": "darme denme dame den dan da deme darnos doy",
     "cancelar": "cancela cancelen cancele anular anula anulen anule",
-    "suscripcion": "suscripciones subscripcion",
+    "suscripcion": "suscripciones",
     "revoco": "retiro revocar retirar",
     "consentimiento": "autorizacion autorizaciones permiso permisos",
     "equivocado": "equivocada equivocados equivocadas incorrecto incorrecta",
@@ -188,7 +188,7 @@ _SHORT_KEY_WORDS = frozenset(
 )
 # Real words one edit from a key word: never read as its typo.
 _NOT_TYPOS = frozenset(
-    {"remote", "removes", "remover", "deleted", "deletes", "testing", "massage", "massaging", "pleased"}
+    {"remote", "removes", "remover", "deletes", "testing", "massage", "massaging", "pleased"}
     | {"lease", "escribes", "escriben", "describir", "describirme"}
 )
 

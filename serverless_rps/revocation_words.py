@@ -150,13 +150,11 @@ _CONTACTING = "(text|message|contact|call|spam|send)"
 _TO_ME = "(me|this number|my number|my phone)"
 _REMOVAL_VERBS = "(delete|remove|erase|wipe|purge|forget|lose|drop|clear|get rid of)"
 _REMOVED = "(removed|deleted|erased|wiped)"
-_MY_RECORDS = (
-    "[all] [of] my [contact|personal] (info|information|data|details|contact|account|records|profile)"
-)
+_MY_RECORDS = "[all] [of] my [personal] (info|information|data|details|contact|account|records|profile)"
 _CONSENT = "(consent|permission)"
 # The same in Spanish, Spanglish included: "borra mis datos", "delete mi número", "sus mensajes".
 _BORRA = "(borra|delete|remove|erase)"
-_LOS = "[los|tus|sus|estos|esos|todos los]"
+_LOS = "[los|las|tus|sus|estos|esos|todos los|todas las]"
 
 # Clear phrases: a revocation wherever they stand (unless a game signal outweighs them).
 CLEAR_PHRASES = _in_both_languages(
@@ -180,10 +178,10 @@ CLEAR_PHRASES = _in_both_languages(
                 f"(dont|do not|never) [ever] {_CONTACTING} {_TO_ME}",
                 # A request put as a negation: "please not text me", "could you not text me anymore".
                 f"(please|kindly) not {_CONTACTING} {_TO_ME}",
-                f"(can|could|would|will) you [guys|all|yall] [please|kindly|just] not {_CONTACTING} {_TO_ME}",
+                f"(can|could|would|will) you [guys|all] [just] not {_CONTACTING} {_TO_ME}",
                 f"not {_CONTACTING} {_TO_ME} (anymore|any more|again|ever again)",
                 f"(not|no longer) allowed to {_CONTACTING} {_TO_ME}",
-                f"(appreciate it|rather|prefer) if you (didnt|did not|wouldnt|stopped) {_CONTACTING}",
+                f"(appreciate it|prefer it|rather) [if] you (didnt|did not|wouldnt|stopped) {_CONTACTING}",
             ),
             "do-not-want-texts": (
                 "(dont|do not|no longer) (want|wish) [to get] [any|any more|anymore|more|these|those|the|your"
@@ -222,12 +220,12 @@ CLEAR_PHRASES = _in_both_languages(
             "block-number": ("(block|blocking|blocked) (you|this number|your number|the number|my number)",),
             # From whatever the list is called: "remove me from whatever this is", "take me off this thing".
             "remove-me": (
-                "(remove|erase|drop|wipe|purge|clear) (me|my number|this number|us) (from|off|out of)",
+                "(remove|erase|drop|wipe|purge|clear) (me|us) (from|off|out of)",
                 "(be|get|been) removed",
             ),
             "take-me-off": (
                 "take (me|my number|this number|my info|my data|my details) (off|out of)",
-                "(get|take) [me|my number] off (this|the|your) [mailing|contact|texting] list",
+                "get [me|my number] off (this|the|your) [mailing|contact|text] list",
             ),
             "delete-me": ("delete me from",),
         },
@@ -252,7 +250,7 @@ CLEAR_PHRASES = _in_both_languages(
                 "nunca [mas] [me|nos] escribas",
                 "no quiero que [me|nos] [sigas|sigan] (escribas|escribir)",
                 "no [me|nos] (sigas|sigan|siga) escribir",
-                "(favor de|porfavor|pido|pedimos) [que] [ya] no [me|nos] escribir",
+                "(favor de|por favor|porfavor|pido|pedimos) [ya] no escribir",
             ),
             "do-not-want-texts": (
                 "no quiero [recibir] [mas|los|tus|sus|estos|esos|ningun|ninguno|ningunos|nada de]"
@@ -271,7 +269,7 @@ CLEAR_PHRASES = _in_both_languages(
                 "(cancelar|cierra|cierren|desactiva|desactiven) (mi|esta) cuenta",
             ),
             # Taken from wherever it is: "sácame de la lista", "quítame de tus contactos", "bórrenme de todo".
-            "remove-me": ("sacame de (la|su|tu|esta|sus|tus|mi|este|todo|todos|aqui|aca|ahi)",),
+            "remove-me": ("sacame de (la|su|tu|esta|sus|tus|mi|este|todo|todos|ahi)",),
             "block-number": ("(bloquea|block) (mi|este|el|su|tu) number",),
             "unsubscribe": ("dar de baja", "desuscribir", "(solicito|pido|quiero) [la|mi] baja"),
             "cancel-subscription": ("cancelar [mi|la|su|esta] suscripcion",),
@@ -340,7 +338,7 @@ STOP_REQUESTS = _in_both_languages(
             "do-not-want-texts": (
                 "no quiero (nada|esto|eso)",
                 "no quiero saber nada",
-                "no quiero saber nada de (esto|eso|ustedes|este juego|su juego)",
+                "no quiero saber nada de (eso|ustedes|este juego|su juego)",
             ),
             "remove-me": ("sacame", "borralo"),
         },
