@@ -150,7 +150,7 @@ SPELLINGS = spelled(ENGLISH_SPELLINGS) | spelled(SPANISH_SPELLINGS)
 
 # Digits that stand for the letters they look like, inside a word: `st0p`, `0pt 0ut`, `n0 m4s`.
 # A 1 is an i or an l (`unsubscr1be`, `p1s`), so there are two readings.
-_DIGITS_AS_LETTERS = (str.maketrans("013457", "oieast"), str.maketrans("013457", "olease"))
+_DIGITS_AS_LETTERS = (str.maketrans("013457", "oieast"), str.maketrans("013457", "oleast"))
 _LETTER_RUN = re.compile(r"([a-z])\1{2,}")  # a letter typed three times or more: `stoppp`
 
 
@@ -227,15 +227,15 @@ _TYPOS = _typo_index()
 def key_word_typed(word: str) -> str | None:
     """The word `word` is a typo of, as the rules read it (`remvoe` -> `remove`, `escribirm` ->
     `escribir`, whether it is `escribirme` or `escribir` mistyped), or None: for a word that is no
-    typo, a real word, or a typo of two key words read differently. A few look-ups per letter."""
-    if not word.isalpha() or len(word) < 4 or word in _NOT_TYPOS:
+    typo, a real word, or a typo of two key words read differently. About four look-ups per letter."""
+    if not word.isalpha() or word in _NOT_TYPOS:
         return None
-    keys = [f"={swapped}" for swapped in _swapped(word)]
-    if len(word) >= 5:
-        keys.append(f"-{word}")
-    if len(word) >= 6:
-        keys.extend(f"~{position}:{shorter}" for position, shorter in _without_one_letter(word))
-    if len(word) >= 7:
-        keys.extend(f"+{shorter}" for _, shorter in _without_one_letter(word))
+    shorter = _without_one_letter(word)
+    keys = [
+        *(f"={swapped}" for swapped in _swapped(word)),
+        f"-{word}",
+        *(f"~{position}:{rest}" for position, rest in shorter),
+        *(f"+{rest}" for _, rest in shorter),
+    ]
     found = {SPELLINGS.get(key_word, key_word) for key in keys for key_word in _TYPOS.get(key, ())}
     return found.pop() if len(found) == 1 else None

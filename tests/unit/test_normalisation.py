@@ -20,6 +20,8 @@ from serverless_rps.normalisation import SPELLINGS, key_word_typed, spelled, typ
         ("m4s", ["mas"]),
         ("n0", ["no"]),
         ("unsubscr1be", ["unsubscribe", "unsubscrlbe"]),  # a 1 is an i or an l
+        ("3ra5e", ["erase"]),
+        ("s7op", ["stop"]),
         ("st0ppp", ["stoppp", "st0p", "st0pp", "stop", "stopp"]),
     ],
 )

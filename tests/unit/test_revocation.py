@@ -536,6 +536,21 @@ def test_game_talk_of_the_same_kinds_stays_game_talk(text: str) -> None:
     assert not isinstance(parse(text), OptOut)
 
 
+@pytest.mark.parametrize(
+    ("text", "opts_out"),
+    [
+        # Six words after a clear phrase ("stop text") are near it, the seventh is not.
+        ("stop texting me i have never ever lost", False),
+        ("stop texting me i have never ever once lost", True),
+        # And six before it.
+        ("lost again and again and again stop texting me", False),
+        ("lost again and again and again honestly stop texting me", True),
+    ],
+)
+def test_a_contest_word_outweighs_a_clear_phrase_within_six_words_of_it(text: str, opts_out: bool) -> None:
+    assert isinstance(parse(text), OptOut) == opts_out
+
+
 # Bad input: mixed scripts and languages, full-width letters, zero-width characters, emoji,
 # punctuation runs, accents left out, 1,600-character texts.
 
