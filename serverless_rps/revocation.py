@@ -9,15 +9,18 @@ what counts and why.
 The classifier weighs what in a text asks to stop texting against what in it is about the game,
 word by word, not with a model. A text is read as command keywords are
 (`normalisation.normalised`), casefolded, without accents (`número` is `numero`) or apostrophes
-(`don't` is `dont`); every other non-letter separates words, and people's spellings become one
-word (`txt`, `msgs` -> `text`, `message`; `porfa`, `xfa` -> `porfavor`; `escríbanme`,
-`mándame` -> `escribir`). Punctuation never decides: people leave it out ("this is harassment
-stop"), and a rule that needed it would miss them.
+(`don't` is `dont`); every other non-letter separates words. Each word is then read as the word
+it stands for: people's spellings (`txt`, `msgs` -> `text`, `message`; `porfa`, `xfa` ->
+`porfavor`; `escríbanme`, `mándame` -> `escribir`), its shapes (`STOPPPP`, `st0p` -> `stop`) and
+a typo of a key word (`remvoe` -> `remove`), so that a word the lists know is known however it is
+typed. Punctuation never decides: people leave it out ("this is harassment stop"), and a rule
+that needed it would miss them.
 
 What asks to stop:
 
-- a **clear phrase** ("stop texting", "unsubscribe", "wrong number", "remove me from", "no me
-  escribas", "número equivocado"), wherever it stands;
+- a **clear phrase** ("stop texting", "unsubscribe", "wrong number", "delete my info", "remove me
+  from", "no me escribas", "borra mis datos", "número equivocado"), wherever it stands: a verb of
+  its intent and what it acts on, in `revocation_words.py`;
 - a **stop request** ("stop", "quit it", "no more", "remove me", "alto", "basta", "sáquenme")
   whose only company is courtesy and address words ("please", "now", "bro"; "ya", "porfa",
   "amigo"), as the whole text, as its end ("this is so annoying, stop") or as its start before a
@@ -26,23 +29,28 @@ What asks to stop:
 What outweighs it (the game signals):
 
 - a **move or a word of the contest** ("rock", "win", "cheating", "leaderboard", "piedra",
-  "trampa") anywhere outside the phrase: the text is about the game;
-- **laughter or a nickname's shape** ("lol", "jaja", `alice_99`): enough against a stop request,
-  not against a clear phrase;
+  "trampa") outside the phrase and within a few words of it (anywhere, against a stop request):
+  the text is about the game. Not the three moves that name the game ("these rock paper scissors
+  texts");
+- **laughter or a nickname's shape** ("lol", "jaja", `alice_99`): enough against a stop request
+  but a removal ("pls remove"), not against a clear phrase;
 - **the sentence around the stop**: a negation or an "if" before it ("can't stop texting", "no
-  para de ganar", "what if I stop"); a third party who is to stop ("tell bob to stop", "make him
-  stop", "bob needs to stop", "stop texting me bob", "dile a ana que deje de escribirme", "when
-  does it stop"); "stop" as a noun or "alto" as an adjective ("bus stop", "muy alto"); a stop
-  with an object other than texting ("stop bob", "stop winning", "para bob": the word after a
-  stop request must be courtesy or start a new clause); a command's shape (`nick unsubscribe`,
-  `apodo baja`).
+  para de ganar", "what if I stop"), a "you" before a negated one ("you never text me back") or an
+  "until" after it (a pause); a third party who is to stop ("tell bob to stop", "make him stop",
+  "bob needs to stop", "stop texting me bob", "bob can you stop", "dile a ana que deje de
+  escribirme", "when does it stop") or to whom the texts are ("dejen de molestar a ana"); "stop"
+  as a noun or "alto" as an adjective ("bus stop", "muy alto"); a stop with an object other than
+  texting ("stop bob", "stop winning", "para bob": the word after a stop request must be courtesy
+  or start a new clause, and "para" starts none: "para eso practiqué"); a command's shape (`nick
+  unsubscribe`, `apodo desuscribir`).
 
 A third party is a word that may be a nickname (one no list of the words knows: `bob`, not `this`,
-`spam` or `annoying`) in the place a name takes: first, after "tell", "make", "dile a"..., or
-after a complete phrase at the end. The words a stop request may keep as company are reserved
-from nicknames (`revocation_words.RESERVED_WORDS`, read by `parsing.is_valid_nickname`), so
-"stop bro" and "stop please" never name a player. The words themselves, in both languages, are
-in `revocation_words.py`; this module reads a text and weighs them.
+`spam`, `annoying` or `sick`) in the place a name takes: first, after "tell", "make", "dile a"...,
+or after a complete phrase at the end or before a new clause. The words a stop request may keep
+as company are reserved from nicknames (`revocation_words.RESERVED_WORDS`, read by
+`parsing.is_valid_nickname`), so "stop bro" and "stop please" never name a player. The words
+themselves, in both languages, are in `revocation_words.py`; this module reads a text and weighs
+them.
 
 Matching looks words up in tables, a bounded number of times per word: a 1,600-character text
 costs a few tens of thousands of look-ups at most, and no pattern can backtrack.
@@ -51,12 +59,23 @@ costs a few tens of thousands of look-ups at most, and no pattern can backtrack.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from itertools import accumulate
 
 from serverless_rps import revocation_words as vocabulary
-from serverless_rps.normalisation import normalised, without_accents
+from serverless_rps.normalisation import (
+    ENGLISH_SPELLINGS,
+    SPANISH_SPELLINGS,
+    SPELLINGS,
+    key_word_typed,
+    normalised,
+    spelled,
+    typed_shapes,
+    without_accents,
+)
 from serverless_rps.revocation_words import Language, Meaning
+from serverless_rps.rules import Move, move_from_word
 
 __all__ = ["Revocation", "classify", "language_of", "words_of"]
 
@@ -71,6 +90,52 @@ class Revocation:
 
 
 _REACH = 4  # how far back a negation or a third party is looked for: "I can't ever stop texting"
+# How far from a clear phrase a move or a word of the contest outweighs it: "stop texting me, I
+# already won" is about the game; a long text whose request is sentences away from the game it
+# complains about ("...saying someone threw rock at me. I don't know you. Please remove me from
+# this list") is not.
+_GAME_REACH = 6
+
+
+# --- The lists' words ------------------------------------------------------------------------------
+
+
+def _words_in(phrases: Iterable[tuple[str, ...]]) -> frozenset[str]:
+    return frozenset(word for phrase in phrases for word in phrase)
+
+
+# Every word some list knows, as typed or as read: a word no reading makes one of these (its
+# shapes, its typos) is read as typed.
+_KNOWN_WORDS = vocabulary.ORDINARY_WORDS.union(
+    vocabulary.RESERVED_WORDS,
+    _words_in(vocabulary.STOP_REQUESTS),
+    vocabulary.CONTEST_WORDS,
+    vocabulary.ENGLISH_MOVES,
+    vocabulary.SPANISH_MOVES,
+    SPELLINGS,
+    SPELLINGS.values(),
+)
+
+
+def _vocabulary(spellings: Mapping[str, str], language: Language) -> frozenset[str]:
+    tables = (vocabulary.CLEAR_PHRASES, vocabulary.STOP_REQUESTS, vocabulary.COURTESY)
+    in_tables = _words_in(
+        phrase for table in tables for phrase, meaning in table.items() if meaning.language == language
+    )
+    return in_tables.union(
+        spelled(spellings),
+        spellings,
+        vocabulary.FUNCTION_WORDS[language],
+        vocabulary.NEGATIONS[language],
+        vocabulary.ADDRESS_WORDS[language],
+    )
+
+
+# Words of one language and not the other, to tell which a text is in ("stop" is both's).
+_ENGLISH_WORDS = _vocabulary(ENGLISH_SPELLINGS, "en")
+_SPANISH_WORDS = _vocabulary(SPANISH_SPELLINGS, "es")
+_ONLY_ENGLISH = _ENGLISH_WORDS - _SPANISH_WORDS - {"stop"}
+_ONLY_SPANISH = _SPANISH_WORDS - _ENGLISH_WORDS - {"stop"}
 
 
 # --- Reading --------------------------------------------------------------------------------------
@@ -80,9 +145,23 @@ _WORD = re.compile(r"\w+")
 
 
 def _folded_words(body: str) -> list[str]:
-    """The words as typed, casefolded, without accents or apostrophes: `¡Déjame!` -> ['dejame']."""
+    """The words as typed, casefolded, without accents or apostrophes, each as the word it stands
+    for: `¡Déjame!` -> ['dejame'], `STOPPP` -> ['stop'], `st0p` -> ['stop'], `remvoe` -> ['remove']."""
     text = without_accents(_APOSTROPHES.sub("", normalised(body).casefold()))
-    return _WORD.findall(text.replace("#", " number "))
+    return [_as_meant(word) for word in _WORD.findall(text.replace("#", " number "))]
+
+
+def _as_meant(word: str) -> str:
+    """A word the lists know as typed, or the first of its shapes they know (`stoppp`, `st0p`), or
+    the key word it is a typo of (`remvoe`), or else the word as typed."""
+    if word in _KNOWN_WORDS:
+        return word
+    shapes = typed_shapes(word)
+    known = next((shape for shape in shapes if shape in _KNOWN_WORDS), None)
+    if known is not None:
+        return known
+    typo = next((key for shape in (word, *shapes) if (key := key_word_typed(shape))), None)
+    return typo or word
 
 
 def words_of(body: str) -> list[str]:
@@ -91,15 +170,18 @@ def words_of(body: str) -> list[str]:
 
 
 def _canonical_words(folded_words: list[str]) -> list[str]:
-    return [vocabulary.CANONICAL.get(word, word) for word in folded_words]
+    return [SPELLINGS.get(word, word) for word in folded_words]
 
 
 # --- Names ----------------------------------------------------------------------------------------
 
 
 def _may_be_a_nickname(word: str) -> bool:
+    """A word of the nickname alphabet no list knows. Digits alone (`555`) are more likely part
+    of a phone number than a player."""
     return (
         vocabulary.NICKNAME_SHAPE.fullmatch(word) is not None
+        and not word.isdigit()
         and word not in vocabulary.ORDINARY_WORDS
         and not _is_laughter(word)
     )
@@ -128,10 +210,12 @@ def classify(body: str) -> Revocation | None:
     words = _canonical_words(folded_words)
     if _has_a_commands_shape(words):
         return None
-    game_words_before = list(accumulate((_names_the_game(word) for word in words), initial=0))
+    game_words_before = list(accumulate(_game_signals(words), initial=0))
     meaning = _clear_phrase(words, game_words_before)
-    if meaning is None and not game_words_before[-1] and not _sounds_playful(words):
-        meaning = _stop_request(words)
+    if meaning is None and not game_words_before[-1]:
+        request = _stop_request(words)
+        if request is not None and (request.rule in vocabulary.REMOVALS or not _sounds_playful(words)):
+            meaning = request
     if meaning is not None:
         return Revocation(meaning.rule, _language(folded_words, meaning.language))
     spelled_out = _spelled_out(folded_words)  # as typed: `k` and `u` are letters here, not ok and you
@@ -143,23 +227,48 @@ def language_of(body: str) -> Language:
     return _language(_folded_words(body), "en")
 
 
-def _names_the_game(word: str) -> bool:
-    """A move or a word of the contest: the strong game signal."""
-    return (
-        word in vocabulary.ENGLISH_MOVES
-        or word in vocabulary.SPANISH_MOVES
-        or word in vocabulary.CONTEST_WORDS
-    )
+def _game_signals(words: list[str]) -> list[bool]:
+    """For each word, whether it is a move or a word of the contest: the strong game signal. Not
+    the three moves that name the game ("these rock paper scissors texts", "mensajes de piedra,
+    papel o tijera"): they say what the texts are, not what a player threw."""
+    signals = [_move(word) is not None or word in vocabulary.CONTEST_WORDS for word in words]
+    for start in range(len(words)):
+        end = _end_of_the_games_name(words, start)
+        signals[start:end] = [False] * (end - start)
+    return signals
+
+
+def _move(word: str) -> Move | None:
+    if word in vocabulary.ENGLISH_MOVES:
+        return move_from_word(word[:3])  # `rocks`, `papers`: their first three letters name the move
+    return vocabulary.SPANISH_MOVES.get(word)
+
+
+def _end_of_the_games_name(words: list[str], start: int) -> int:
+    """Where the game's name that starts at words[start] ends (its three moves, each once, an
+    "and" or "o" between allowed), or `start` if none does. Five words at most are looked at."""
+    moves: set[Move] = set()
+    index = start
+    while index < len(words) and len(moves) < len(Move):
+        move = _move(words[index])
+        if move is None or move in moves:
+            return start
+        moves.add(move)
+        index += 1
+        if len(moves) < len(Move) and index < len(words) and words[index] in vocabulary.AND_OR:
+            index += 1
+    return index if len(moves) == len(Move) else start
 
 
 def _has_a_commands_shape(words: list[str]) -> bool:
-    """`nick unsubscribe`, `apodo baja`, `ayuda alto`: a command word and an argument that may be a
-    nickname or a topic (a keyword is one, as far as the command can tell)."""
-    return (
-        2 <= len(words) <= 3
-        and words[0] in vocabulary.COMMANDS_WITH_AN_ARGUMENT
-        and all(_may_be_a_nickname(word) or word in vocabulary.RESERVED_WORDS for word in words[1:])
-    )
+    """`nick unsubscribe`, `apodo desuscribir`, `ayuda alto`: a command word and one argument of a
+    nickname's shape, whatever the word (it is the name asked for, as far as the command can
+    tell), or two that may be a nickname or a topic (a keyword is one)."""
+    if not 2 <= len(words) <= 3 or words[0] not in vocabulary.COMMANDS_WITH_AN_ARGUMENT:
+        return False
+    if len(words) == 2 and vocabulary.NICKNAME_SHAPE.fullmatch(words[1]):
+        return True
+    return all(_may_be_a_nickname(word) or word in vocabulary.RESERVED_WORDS for word in words[1:])
 
 
 def _sounds_playful(words: list[str]) -> bool:
@@ -171,19 +280,25 @@ def _sounds_playful(words: list[str]) -> bool:
 
 def _clear_phrase(words: list[str], game_words_before: list[int]) -> Meaning | None:
     """The first clear phrase no game signal outweighs. `game_words_before[i]` counts the words
-    before position i that name the game; those inside the phrase do not count ("lose my number")."""
+    before position i that name the game; those inside the phrase do not count ("lose my number"),
+    nor those more than `_GAME_REACH` words away from it."""
     for start in range(len(words)):
         for length in range(1, min(vocabulary.LONGEST_PHRASE, len(words) - start) + 1):
             end = start + length
             meaning = vocabulary.CLEAR_PHRASES.get(tuple(words[start:end]))
             if meaning is None:
                 continue
-            names_the_game = game_words_before[-1] - (game_words_before[end] - game_words_before[start])
+            near = (max(0, start - _GAME_REACH), min(len(words), end + _GAME_REACH))
+            names_the_game = (game_words_before[start] - game_words_before[near[0]]) + (
+                game_words_before[near[1]] - game_words_before[end]
+            )
             if not (
                 names_the_game
                 or _is_negated(words, start, meaning.language)
                 or _is_asked_of_a_third_party(words, start, meaning)
-                or _names_someone_after(words, end)
+                or _says_what_you_do(words, start, meaning.language)
+                or _names_someone_after(words, end, meaning)
+                or any(word in vocabulary.UNTIL for word in words[end : end + _REACH])
             ):
                 return meaning
     return None
@@ -208,7 +323,12 @@ def _stop_request(words: list[str]) -> Meaning | None:
         if _ends_a_sentence(words, start, tail):
             return tail
     for start_of_the_rest, head in enumerate(heads[1:-1], start=1):
-        if head is not None and head.rule and words[start_of_the_rest] in vocabulary.CLAUSE_STARTS:
+        if (
+            head is not None
+            and head.rule
+            and words[start_of_the_rest] in vocabulary.CLAUSE_STARTS
+            and words[start_of_the_rest - 1] not in vocabulary.NOT_BEFORE_A_CLAUSE
+        ):
             return head
     return None
 
@@ -285,6 +405,16 @@ def _is_negated(words: list[str], start: int, language: Language) -> bool:
     return False
 
 
+def _says_what_you_do(words: list[str], start: int, language: Language) -> bool:
+    """ "you never text me back": a phrase that starts with a negation after "you" says what the
+    addressee does; it asks nothing."""
+    return (
+        start > 0
+        and words[start - 1] in vocabulary.ADDRESSEES
+        and words[start] in vocabulary.NEGATIONS[language]
+    )
+
+
 def _is_asked_of_a_third_party(words: list[str], start: int, meaning: Meaning) -> bool:
     """Whether the stop at words[start] is someone else's: "make him stop", "tell bob to stop",
     "bob needs to stop", "hey alice stop texting me", "when does it stop", "dile a ana que deje de
@@ -302,7 +432,20 @@ def _is_asked_of_a_third_party(words: list[str], start: int, meaning: Meaning) -
     asked = index > 0 and words[index - 1] in vocabulary.QUESTION_AUXILIARIES
     if agent in vocabulary.THIRD_PERSON or (asked and agent in vocabulary.THINGS):
         return True
+    if agent in vocabulary.ADDRESSEES:
+        return _is_addressed_to_a_player(words, index)
     return _may_name_a_player(agent) and _is_in_a_names_place(words, index)
+
+
+def _is_addressed_to_a_player(words: list[str], you: int) -> bool:
+    """Whether the "you" at words[you] is a player the text names first: "alice can u stop
+    messaging me", "bob you need to stop texting me"."""
+    first = next((index for index, word in enumerate(words) if word not in vocabulary.INTERJECTIONS), you)
+    return (
+        first < you
+        and _may_name_a_player(words[first])
+        and all(word in vocabulary.QUESTION_AUXILIARIES for word in words[first + 1 : you])
+    )
 
 
 def _is_in_a_names_place(words: list[str], index: int) -> bool:
@@ -316,14 +459,31 @@ def _is_in_a_names_place(words: list[str], index: int) -> bool:
     )
 
 
-def _names_someone_after(words: list[str], end: int) -> bool:
+def _names_someone_after(words: list[str], end: int, meaning: Meaning) -> bool:
     """`unsubscribe bob`, `stop texting alice`: a name as the object of a phrase whose verb takes a
-    person; `stop texting me bob`, `leave me alone alice`: a name that ends the text once the phrase
-    is complete (after "me", "alone", a courtesy word). Not the object of a verb that takes a thing:
-    `stop sending alerts`, `deja de enviar alertas`."""
+    person; `stop sending texts to bob`, `dejen de molestar a ana`: a name the phrase is sent to;
+    `stop texting me bob`, `leave me alone alice`: a name that ends the text once the phrase is
+    complete (after "me", "alone", a courtesy word), or starts a new clause after it (`leave me be
+    bob, im thinking`). Not the object of a verb that takes a thing: `stop sending alerts`, `deja de
+    enviar alertas`."""
     if end < len(words) and words[end - 1] in vocabulary.VERBS_OF_A_PERSON and _may_name_a_player(words[end]):
         return True
+    to_someone = vocabulary.TO_SOMEONE[meaning.language]
+    if any(
+        words[index] == to_someone and _may_name_a_player(words[index + 1])
+        for index in range(end, min(end + _REACH, len(words) - 1))
+    ):
+        return True
+    if (
+        end + 1 < len(words)
+        and words[end - 1] in vocabulary.COMPLETE_PHRASE_ENDS
+        and _may_name_a_player(words[end])
+        and words[end + 1] in vocabulary.CLAUSE_STARTS
+    ):
+        return True
     last = len(words) - 1
+    while last > end and (_is_laughter(words[last]) or (words[last],) in vocabulary.COURTESY):
+        last -= 1  # `stop texting me bob lol`
     if last > end and words[last - 1] in vocabulary.FROM_OR_WITH and _may_name_a_player(words[last]):
         return True  # `unsubscribe me from bob`
     if words[end - 1] in vocabulary.VERBS_OF_A_THING or not 0 <= last - end <= _REACH:
@@ -356,8 +516,8 @@ def _spelled_out(words: list[str]) -> Meaning | None:
 
 def _language(folded_words: list[str], fallback: Language) -> Language:
     """The language with more of the text's words as typed; `fallback` (the matched rule's) if as many."""
-    english = sum(word in vocabulary.ONLY_ENGLISH for word in folded_words)
-    spanish = sum(word in vocabulary.ONLY_SPANISH for word in folded_words)
+    english = sum(word in _ONLY_ENGLISH for word in folded_words)
+    spanish = sum(word in _ONLY_SPANISH for word in folded_words)
     if english == spanish:
         return fallback
     return "es" if spanish > english else "en"

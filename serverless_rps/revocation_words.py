@@ -4,9 +4,10 @@ that tell who is to stop. Pure: standard library only.
 
 Phrases are written in a small notation (`_expand`): `stop [the|these] (text|message)`, where
 `(a|b)` is a choice and `[a|b]` an optional one, expanded into tables of word sequences once,
-when the module loads. Every word of every list has a text of its own in
-tests/unit/test_revocation_words.py that reads otherwise without it; docs/opt-out.md says why
-each list is what it is.
+when the module loads. They are written in the words as read: people's spellings, the shapes of
+a typed word and typos of key words are read before (`normalisation.py`). Every word of every
+list has a text of its own in tests/unit/test_revocation_words.py that reads otherwise without
+it; docs/opt-out.md says why each list is what it is.
 """
 
 from __future__ import annotations
@@ -20,8 +21,10 @@ from typing import Literal
 from serverless_rps.rules import Move
 
 __all__ = [
+    "ADDRESSEES",
+    "ADDRESS_WORDS",
+    "AND_OR",
     "BETWEEN_NEGATION_AND_STOP",
-    "CANONICAL",
     "CLAUSE_STARTS",
     "CLEAR_PHRASES",
     "COMMANDS_WITH_AN_ARGUMENT",
@@ -31,6 +34,7 @@ __all__ = [
     "COURTESY_ONLY",
     "ENGLISH_MOVES",
     "FROM_OR_WITH",
+    "FUNCTION_WORDS",
     "HYPOTHETICALS",
     "INTERJECTIONS",
     "LAUGHTER",
@@ -43,10 +47,10 @@ __all__ = [
     "NEGATIVE_SUBJECTS",
     "NICKNAME_SHAPE",
     "NOT_AT_THE_END",
-    "ONLY_ENGLISH",
-    "ONLY_SPANISH",
+    "NOT_BEFORE_A_CLAUSE",
     "ORDINARY_WORDS",
     "QUESTION_AUXILIARIES",
+    "REMOVALS",
     "RESERVED_WORDS",
     "SPANISH_GAME_WORDS",
     "SPANISH_KEYWORDS",
@@ -56,6 +60,8 @@ __all__ = [
     "STOP_REQUESTS",
     "THINGS",
     "THIRD_PERSON",
+    "TO_SOMEONE",
+    "UNTIL",
     "VERBS_OF_A_PERSON",
     "VERBS_OF_A_THING",
     "Language",
@@ -83,75 +89,14 @@ SPANISH_MOVES: Mapping[str, Move] = {
     "tijeras": Move.SCISSORS,
 }
 
-# --- Spellings --------------------------------------------------------------------------------------
-
-# People's spellings, each to one word the rules below are written in (accents already gone).
-_ENGLISH_SPELLINGS = {
-    "text": "texts texting texted textin txt txts txting txtin txtng txtn sms smss smses",
-    "message": "messages messaging messaged msg msgs msging msgng msgin mesage mesages messege messeges",
-    "contact": "contacting contacted",
-    "call": "calls calling",
-    "spam": "spamming spaming spammed",
-    "notification": "notifications alert alerts update updates",
-    "communication": "communications",
-    "stop": "stopp stahp stp sotp stpo",
-    "unsubscribe": "unsub unsubscribed unsubcribe unsuscribe unsubscibe unsubsribe unsubscirbe",
-    "please": "pls plz plez plse pleas pleez pleeze plss plzz pleeease pleaseee",
-    "thanks": "thx thnx thnks thanx tnx ty tyvm",
-    "ok": "okay k kk okk",
-    "you": "u",
-    "your": "ur yr",
-    "number": "numbr nmbr num",
-}
-_SPANISH_SPELLINGS = {
-    # `text` and `number` are the English words' concepts: "textos", "número" read as they do.
-    "text": "texto textos",
-    "number": "numero numeros",
-    "message": "mensaje mensajes mensajito mensajitos msj msjs mensages",
-    "porfavor": "porfa porfas xfa xfavor xf plis",
-    "gracias": "grax graciaas",
-    "que": "q",
-    # Any verb of contacting, as an infinitive (with or without "me"), after "deja de", "para de".
-    "escribir": "escribirme escribirnos enviar enviarme enviarnos mandar mandarme mandarnos "
-    "textear textearme contactar contactarme llamar llamarme molestar molestarme escribiendo enviando "
-    "mandando texteando contactando llamando molestando",
-    # The same verbs as a request not to: "no me escribas", "ya no manden", "no me molesten".
-    "escribas": "escriba escriban escribais envies envie envien mandes mande manden "
-    "textees textee texteen contactes contacte contacten llames llame llamen molestes moleste molesten",
-    "vuelvas": "vuelva vuelvan vuelve",
-    # Stop doing it: "deja de", "dejen de", "dejá de" (vos), "deje de" (usted).
-    "deja": "dejen deje dejes dejas dejar",
-    "dejame": "dejenme dejeme dejarme",
-    # Take me off / delete me, as an order to tú, usted or ustedes.
-    "sacame": "saquenme saqueme sacarme quitame quitenme quiteme quitarme borrame borrenme "
-    "borreme borrarme eliminame eliminenme elimineme eliminarme",
-    "borralo": "borrenlo borrelo borrala borrenla eliminalo eliminenlo eliminelo",
-    "borra": "borren borre borrar elimina eliminen elimine eliminar quita quiten quite quitar",
-    "dar": "darme denme dame den dan da deme darnos doy",
-    "cancelar": "cancela cancelen cancele",
-    "suscripcion": "suscripciones subscripcion",
-    "revoco": "retiro revocar retirar",
-    "consentimiento": "autorizacion autorizaciones permiso permisos",
-    "equivocado": "equivocada equivocados equivocadas incorrecto incorrecta",
-    "equivocaron": "equivocaste equivocan",
-    "interesa": "interesan",
-    "parale": "parenle pararle",
-    "detener": "detente detenganse detengase",
-}
-
-
-def _canonical(spellings: Mapping[str, str]) -> dict[str, str]:
-    return {spelling: word for word, variants in spellings.items() for spelling in variants.split()}
-
-
-CANONICAL = _canonical(_ENGLISH_SPELLINGS) | _canonical(_SPANISH_SPELLINGS)
-
 # --- The rules' notation --------------------------------------------------------------------------
 
 
 def _expand(pattern: str) -> list[tuple[str, ...]]:
     """`stop [the|these] (text|message)` -> every word sequence it allows. `(a|b)` is a choice,
     `[a|b]` an optional choice; a choice may hold several words (`[with the|your]`)."""
+    if re.search(r"[\[(][^\])]*[\[(]", pattern):
+        raise ValueError(f"a choice inside a choice, which the notation does not read: {pattern}")
     slots = re.findall(r"\[[^\]]*\]|\([^)]*\)|[^\s()\[\]]+", pattern)
     choices: list[list[tuple[str, ...]]] = []
     for slot in slots:
@@ -180,119 +125,228 @@ def _phrases(language: Language, rules: Mapping[str, Iterable[str]]) -> dict[tup
     }
 
 
+def _in_both_languages(
+    english: dict[tuple[str, ...], Meaning], spanish: dict[tuple[str, ...], Meaning]
+) -> dict[tuple[str, ...], Meaning]:
+    """One table of both languages' phrases. A phrase written in both (Spanglish makes it easy:
+    `stop [los] mensajes` is `stop text` without `los`) would be read in one language only, its
+    negations the other's, so the tables refuse it when the module loads."""
+    if shared := sorted(english.keys() & spanish.keys()):
+        raise ValueError(f"phrases written in both languages: {shared[:5]}")
+    return english | spanish
+
+
 # --- Revocation signals ---------------------------------------------------------------------------
 
+# Intent × target: each rule below is a verb of its intent and what it acts on, so that a new
+# pairing people write ("wipe my data", "erase me from this thing") is read like the ones seen.
 _STOP_VERBS = "(stop|quit|end|cancel|cease|halt|discontinue)"
 _CONTACT_NOUNS = "(text|message|contact|call|spam|notification|communication)"
+# What is sent, with what people call it between: "stop the daily texts", "no more game texts".
+_WHICH = "[with|with the|with all the|all|all the|all these|all your|the|these|those|your|them|any|any more]"
+_KIND_OF_TEXT = "[game|games|rps|bot|daily|automated|random|promo|marketing|annoying|stupid|dumb|constant]"
+_WHAT_IS_SENT = f"{_KIND_OF_TEXT} {_CONTACT_NOUNS}"
+_CONTACTING = "(text|message|contact|call|spam|send)"
 _TO_ME = "(me|this number|my number|my phone)"
+_REMOVAL_VERBS = "(delete|remove|erase|wipe|purge|forget|lose|drop|clear|get rid of)"
+_REMOVED = "(removed|deleted|erased|wiped)"
+_MY_RECORDS = "[all] [of] my [personal] (info|information|data|details|contact|account|records|profile)"
+_CONSENT = "(consent|permission)"
+# The same in Spanish, Spanglish included: "borra mis datos", "delete mi número", "sus mensajes".
+_BORRA = "(borra|delete|remove|erase)"
+_LOS = "[los|las|tus|sus|estos|esos|todos los|todas las]"
 
 # Clear phrases: a revocation wherever they stand (unless a game signal outweighs them).
-CLEAR_PHRASES = _phrases(
-    "en",
-    {
-        "stop-texting": (
-            f"{_STOP_VERBS} [with|with the|with all the|all|all the|all these|all your|the|these|those"
-            f"|your|them] {_CONTACT_NOUNS}",
-            # Whatever is sent: only texts reach a phone from the bot. "stop sending rock" is a
-            # throw, and the move outweighs it.
-            f"{_STOP_VERBS} (sending|send)",
-            f"{_STOP_VERBS} (bothering|bugging|harassing|pestering) me",
-            f"{_STOP_VERBS} (getting|receiving) (these|those|them|this)",
-            f"{_STOP_VERBS} (getting|receiving) [any|the|these|those|your|all] {_CONTACT_NOUNS}",
-            "cease and desist",
-        ),
-        "unsubscribe": ("unsubscribe",),
-        "opt-out": ("opt [me|this number|my number] out", "optout"),
-        "do-not-text": (f"(dont|do not|never) [ever] (text|message|contact|call|spam|send) {_TO_ME}",),
-        "do-not-want-texts": (
-            "(dont|do not|no longer) (want|wish) [to get] [any|any more|anymore|more|these|those|the|your"
-            "|all these] (text|message|call|notification)",
-            "(dont|do not|no longer) (want|wish) to receive",
-            "(dont|do not|no longer) (want|wish) you [to] (text|message|contact|call)",
-        ),
-        "no-more-texts": ("(no more|enough) [of|with] [the|these|those|your] (text|message|call)",),
-        "leave-me-alone": ("leave me alone", "leave me the hell alone"),
-        "delete-my-number": ("(delete|remove|erase|lose|forget) (my|this) number",),
-        "cancel-subscription": ("(cancel|end) [my|the|this] (subscription|subscriptions)",),
-        "wrong-number": ("wrong number", "wrong person"),
-        "revoke-consent": (
-            "(revoke|revoking|withdraw|withdrawing) [my|all] consent",
-            "(dont|do not|no longer) consent",
-        ),
-        "block-number": ("(block|blocking|blocked) (you|this number|your number|the number)",),
-        # From whatever the list is called: "remove me from whatever this is", "take me off this thing".
-        "remove-me": ("remove me (from|off)", "(be|get|been) removed"),
-        "take-me-off": ("take (me|my number|this number) off",),
-        "delete-me": ("delete me from",),
-    },
-) | _phrases(
-    "es",
-    {
-        "stop-texting": ("(deja|para|paren|pare|parar|parale|detener) de escribir",),
-        "do-not-text": (
-            "no [me|nos] escribas",
-            "no [me|nos] vuelvas a escribir",
-            "nunca [mas] [me|nos] escribas",
-            "no quiero que [me|nos] [sigas|sigan] (escribas|escribir)",
-        ),
-        "do-not-want-texts": (
-            "no quiero [recibir] [mas|los|tus|sus|estos|esos|ningun|ninguno|ningunos|nada de]"
-            " (message|text|llamadas|notificaciones)",
-            "no quiero recibir",
-        ),
-        "no-more-texts": ("(no mas|basta de|basta ya de) [los|tus|sus|estos] (message|text)",),
-        "leave-me-alone": ("dejame en paz",),
-        "delete-my-number": ("borra (mi|este|el) number",),
-        "remove-me": ("sacame de (la|su|tu|esta|sus|mi) (lista|sistema|base de datos|contactos)",),
-        "unsubscribe": ("dar de baja",),
-        "cancel-subscription": ("cancelar [mi|la|su|esta] suscripcion",),
-        "wrong-number": (
-            "(number|persona) equivocado",
-            "equivocaron de (number|persona)",
-            "equivocado de (number|persona)",
-        ),
-        "revoke-consent": ("revoco [mi|el|mis] consentimiento",),
-    },
+CLEAR_PHRASES = _in_both_languages(
+    _phrases(
+        "en",
+        {
+            "stop-texting": (
+                f"{_STOP_VERBS} {_WHICH} {_WHAT_IS_SENT}",
+                # Whatever is sent: only texts reach a phone from the bot. "stop sending rock" is a
+                # throw, and the move outweighs it.
+                f"{_STOP_VERBS} (sending|send)",
+                f"{_STOP_VERBS} (bothering|bugging|harassing|pestering) me",
+                f"{_STOP_VERBS} (getting|receiving) (these|those|them|this)",
+                f"{_STOP_VERBS} (getting|receiving) [any|the|these|those|your|all] {_WHAT_IS_SENT}",
+                f"{_STOP_VERBS} [this|the|your|all this|all the] (nonsense|junk|crap|garbage|bs|madness)",
+                "cease and desist",
+            ),
+            "unsubscribe": ("unsubscribe",),
+            "opt-out": ("opt [me|this number|my number] out", "optout"),
+            "do-not-text": (
+                f"(dont|do not|never) [ever] {_CONTACTING} {_TO_ME}",
+                # A request put as a negation: "please not text me", "could you not text me anymore".
+                f"(please|kindly) not {_CONTACTING} {_TO_ME}",
+                f"(can|could|would|will) you [guys|all] [just] not {_CONTACTING} {_TO_ME}",
+                f"not {_CONTACTING} {_TO_ME} (anymore|any more|again|ever again)",
+                f"(not|no longer) allowed to {_CONTACTING} {_TO_ME}",
+                f"(appreciate it|prefer it|rather) [if] you (didnt|did not|wouldnt|stopped) {_CONTACTING}",
+            ),
+            "do-not-want-texts": (
+                "(dont|do not|no longer) (want|wish) [to get] [any|any more|anymore|more|these|those|the|your"
+                f"|all these] {_KIND_OF_TEXT} (text|message|call|notification)",
+                "(dont|do not|no longer) (want|wish) to receive",
+                "(dont|do not|no longer) (want|wish) you [to] (text|message|contact|call)",
+                "(dont|do not|no longer) (want|wish) to be on (this|the|your) [mailing|contact] list",
+            ),
+            "no-more-texts": (
+                f"(no more|enough) [of|with] [the|these|those|your] {_KIND_OF_TEXT} (text|message|call)",
+            ),
+            "leave-me-alone": (
+                "leave (me|us|this number|my number|my phone) [the hell|the heck|the f|the fuck] alone",
+                "leave (me|us) be",
+                "leave me in peace",
+            ),
+            "delete-my-number": (
+                f"{_REMOVAL_VERBS} (my|this|the) [phone|cell] number",
+                f"(want|need|like) (my|this) [phone|cell] number {_REMOVED}",
+            ),
+            "delete-my-data": (
+                f"{_REMOVAL_VERBS} {_MY_RECORDS}",
+                f"(want|need|like) {_MY_RECORDS} {_REMOVED}",
+                "(cancel|close|deactivate) my account",
+            ),
+            "cancel-subscription": ("(cancel|end) [my|the|this] (subscription|subscriptions)",),
+            "wrong-number": ("wrong number", "wrong person"),
+            "revoke-consent": (
+                f"(revoke|revoking|revoked|withdraw|withdrawing|withdrawn) [my|all|your] {_CONSENT}",
+                f"{_CONSENT} (revoked|withdrawn)",
+                "(dont|do not|didnt|did not|never|no longer) (consent|consented)",
+                f"(dont|do not|didnt|did not|never|no longer) (give|gave) [you] [my|any] {_CONSENT}",
+                f"you (dont|do not|no longer) have [my|any] {_CONSENT}",
+                f"without my {_CONSENT}",
+            ),
+            "block-number": ("(block|blocking|blocked) (you|this number|your number|the number|my number)",),
+            # From whatever the list is called: "remove me from whatever this is", "take me off this thing".
+            "remove-me": (
+                "(remove|erase|drop|wipe|purge|clear) (me|us) (from|off|out of)",
+                "(be|get|been) removed",
+            ),
+            "take-me-off": (
+                "take (me|my number|this number|my info|my data|my details) (off|out of)",
+                "get [me|my number] off (this|the|your) [mailing|contact|text] list",
+            ),
+            "delete-me": ("delete me from",),
+        },
+    ),
+    _phrases(
+        "es",
+        {
+            "stop-texting": (
+                # "deja de escribirme", "para ya de mandarme", Spanglish "stop mandando textos".
+                "(deja|para|paren|pare|parar|parale|detener|stop) [ya] de (escribir|recibir)",
+                "stop escribir",
+                # The messages as the object: "detengan los mensajes", "alto a los mensajes", "basta con".
+                f"(paren|pare|parale|detener|cancelar) {_LOS} (message|text|notificaciones|llamadas)",
+                "stop (los|tus|sus|estos|esos|todos los) (message|text)",
+                f"(alto|stop) a {_LOS} (message|text)",
+                f"(basta|ya estuvo|suficiente|para|paren|pare|parale|stop) con [tantos] {_LOS}"
+                " (message|text)",
+            ),
+            "do-not-text": (
+                "no [me|nos] escribas",
+                "no [me|nos] vuelvas a escribir",
+                "nunca [mas] [me|nos] escribas",
+                "no quiero que [me|nos] [sigas|sigan] (escribas|escribir)",
+                "no [me|nos] (sigas|sigan|siga) escribir",
+                "(favor de|por favor|porfavor|pido|pedimos) [ya] no escribir",
+            ),
+            "do-not-want-texts": (
+                "no quiero [recibir] [mas|los|tus|sus|estos|esos|ningun|ninguno|ningunos|nada de]"
+                " (message|text|llamadas|notificaciones)",
+                "no quiero recibir",
+                "no quiero (estar|seguir) en (la|su|tu|esta) lista",
+            ),
+            "no-more-texts": ("(no mas|basta de|basta ya de) [los|tus|sus|estos] (message|text)",),
+            "leave-me-alone": ("dejame (en paz|tranquilo|tranquila|tranquilos|tranquilas)",),
+            "delete-my-number": (
+                f"{_BORRA} (mi|este|el) number",
+                "(olvidate|olvidense|olvidese) de (mi|este) number",
+            ),
+            "delete-my-data": (
+                f"{_BORRA} [toda|todos] (mi|mis) (datos|informacion|info|contacto|cuenta|registro)",
+                "(cancelar|cierra|cierren|desactiva|desactiven) (mi|esta) cuenta",
+            ),
+            # Taken from wherever it is: "sácame de la lista", "quítame de tus contactos", "bórrenme de todo".
+            "remove-me": ("sacame de (la|su|tu|esta|sus|tus|mi|este|todo|todos|ahi)",),
+            "block-number": ("(bloquea|block) (mi|este|el|su|tu) number",),
+            "unsubscribe": ("dar de baja", "desuscribir", "(solicito|pido|quiero) [la|mi] baja"),
+            "cancel-subscription": ("cancelar [mi|la|su|esta] suscripcion",),
+            "wrong-number": (
+                "(number|persona) equivocado",
+                "equivocaron de (number|persona)",
+                "equivocado de (number|persona)",
+            ),
+            "revoke-consent": (
+                "revoco [mi|el|mis] consentimiento",
+                "no [les|le|te] dar [mi|el] consentimiento",
+                "no (tienen|tiene|tienes) [mi] consentimiento",
+                "no autorizo",
+                "sin mi consentimiento",
+            ),
+        },
+    ),
 )
 
 # Stop requests: a revocation as the whole text with courtesy words, or as its end or start.
-STOP_REQUESTS = _phrases(
-    "en",
-    {
-        "stop-courtesy": (
-            "(stop|stopall|revoke|quit|end|cancel|halt|cease|remove|enough)",
-            "(stop|quit) it",
-            "cut it out",
-            "(stop|cancel) [all] this",
-            "knock it off",
-            "go away",
-        ),
-        "no-more": ("no more", "(no more|enough) (of|with) (this|these|those|them|it)"),
-        "not-interested": ("not interested",),
-        "do-not-want-texts": (
-            "(dont|do not|no longer) (want|wish) [to get] (this|these|them|it|any of this)",
-        ),
-        "remove-me": ("(remove|erase) (it|my info|my data|my details|my contact)", "erase me"),
-        "take-me-off": ("(get me|i want) off",),
-        "delete-me": ("delete (me|it|my info|my data|my details|my account)",),
-        "block-number": ("block",),
-        "i-quit": (
-            "(i|im|i am) (quit|quitting|done|out)",
-            "(i|im|i am) (quit|quitting|done|out) [with|of] (this|the|your) (game|games|thing|bot)",
-            "i want out",
-            "count me out",
-        ),
-    },
-) | _phrases(
-    "es",
-    {
-        "stop-courtesy": ("(alto|para|parar|pare|paren|parale|detener|basta|baja|cancelar)",),
-        "no-more": ("no mas",),
-        "not-interested": ("no (me|nos) interesa",),
-        "do-not-want-texts": ("no quiero (nada|esto|eso)",),
-        "remove-me": ("sacame", "borralo"),
-    },
+STOP_REQUESTS = _in_both_languages(
+    _phrases(
+        "en",
+        {
+            "stop-courtesy": (
+                "(stop|stopall|revoke|quit|end|cancel|halt|cease|discontinue|enough)",
+                "(stop|quit) it",
+                "cut it out",
+                "(stop|cancel) [all] (this|these|those)",
+                "knock it off",
+                "(go away|buzz off|back off|piss off|fuck off)",
+            ),
+            "no-more": ("no more", "(no more|enough) (of|with) (this|these|those|them|it)"),
+            "not-interested": (
+                "(not|no longer) interested",
+                "(not|no longer) interested in (this|it|that|any of this|playing|this game|your game)",
+            ),
+            "do-not-want-texts": (
+                "(dont|do not|no longer) (want|wish) [to get] (this|these|them|it|any of this)",
+            ),
+            "leave-me-alone": ("let me be",),
+            "remove-me": ("remove", "(remove|erase) (me|it)", "(forget|drop) me"),
+            "take-me-off": ("(get me|i want) off", "off (the|this|your) list"),
+            "delete-me": ("delete (me|it)",),
+            "block-number": ("block",),
+            "i-quit": (
+                "(i|im|i am) (quit|quitting|done|out)",
+                "(i|im|i am) (quit|quitting|done|out) [with|of] (this|the|your) (game|games|thing|bot)",
+                "i want out",
+                "count me out",
+            ),
+        },
+    ),
+    _phrases(
+        "es",
+        {
+            "stop-courtesy": (
+                "(alto|para|parar|pare|paren|parale|detener|basta|baja|cancelar)",
+                "(alto|paren|pare|parale|detener|basta|cancelar) [todo] (esto|eso)",
+            ),
+            "no-more": ("no mas",),
+            "not-interested": (
+                "no (me|nos) interesa",
+                "no (me|nos) interesa (jugar|su juego|tu juego|este juego|el juego)",
+            ),
+            "do-not-want-texts": (
+                "no quiero (nada|esto|eso)",
+                "no quiero saber nada",
+                "no quiero saber nada de (eso|ustedes|este juego|su juego)",
+            ),
+            "remove-me": ("sacame", "borralo"),
+        },
+    ),
 )
+# Stop requests that laughter or a nickname's shape does not outweigh: a removal is no game's
+# word ("never signed up for rock paper scissors lol. pls remove").
+REMOVALS = frozenset({"remove-me", "take-me-off", "delete-me"})
 
 # Twilio's keywords, and their Spanish kin, when a text spells them out letter by letter: `S T O P`.
 SPANISH_KEYWORDS = frozenset({"alto", "parar", "para", "detener", "cancelar", "baja"})
@@ -302,78 +356,43 @@ SPELLED_OUT_KEYWORDS = (
 
 # Words that address someone: "stop bro", "alto amigo". They are reserved from nicknames, so that a
 # stop with one of them never names a player.
-_ADDRESS_WORDS: Mapping[Language, frozenset[str]] = {
+ADDRESS_WORDS: Mapping[Language, frozenset[str]] = {
     "en": frozenset({"bro", "bruh", "dude", "man", "sir", "maam", "madam", "mate", "buddy", "pal", "guys"})
     | frozenset({"yall", "fam"}),
     "es": frozenset({"amigo", "amiga", "wey", "guey", "compa", "boludo", "boluda", "vos", "senor", "senora"}),
 }
 
 # Courtesy and context: what may stand around a stop request and leave it one.
-COURTESY = _phrases(
-    "en",
-    {
-        "": (
-            "please",
-            "thanks",
-            "thank you",
-            "[right] now",
-            "rn",
-            "already",
-            "asap",
-            "immediately",
-            "all",
-            "ok",
-            "sorry",
-            "seriously",
-            "really",
-            "for real",
-            "fr",
-            "ffs",
-            "omg",
-            "wtf",
-            "god",
-            "again",
-            "anymore",
-            "any more",
-            "ever",
-            "me",
-            "hey",
-            "hi",
-            "hello",
-            "no thanks",
-            "no thank you",
-            "[from|off|of] (the|this|your|my) [mailing|contact] (list|lists|system|database|contacts)",
-            "with (the|these|those|your|all the|all these|all your) (text|message|call|notification)",
-            *_ADDRESS_WORDS["en"],
-        )
-    },
-) | _phrases(
-    "es",
-    {
-        "": (
-            "por favor",
-            "porfavor",
-            "gracias",
-            "muchas gracias",
-            "ya",
-            "todo",
-            "ahora",
-            "ahorita",
-            "ya mismo",
-            "inmediatamente",
-            "de inmediato",
-            "de una vez",
-            "oye",
-            "hola",
-            "en serio",
-            "de verdad",
-            "neta",
-            "de (la|su|tu|esta|mi) lista",
-            "de (aqui|aca|esto)",
-            "este number",
-            *_ADDRESS_WORDS["es"],
-        )
-    },
+COURTESY = _in_both_languages(
+    _phrases(
+        "en",
+        {
+            "": (
+                "(please|kindly|respectfully|cheers|bye|goodbye)",
+                "(appreciate it|appreciated|much appreciated|thanks|thank you|and thanks|and thank you)",
+                "no (thanks|thank you)",
+                "(now|right now|rn|already|asap|immediately|again|anymore|any more|ever)",
+                "(all|ok|sorry|seriously|really|for real|fr|ffs|omg|wtf|god|me|hey|hi|hello)",
+                "[from|off|of] (the|this|your|my) [mailing|contact] (list|lists|system|database|contacts)",
+                "with (the|these|those|your|all the|all these|all your) (text|message|call|notification)",
+                *ADDRESS_WORDS["en"],
+            )
+        },
+    ),
+    _phrases(
+        "es",
+        {
+            "": (
+                "(por favor|porfavor|gracias|muchas gracias|oye|hola|adios)",
+                "(ya|todo|ahora|ahorita|ya mismo|inmediatamente|de inmediato|de una vez)",
+                "(en serio|de verdad|neta)",
+                "de (la|su|tu|esta|mi) lista",
+                "de (aqui|aca|esto)",
+                "este number",
+                *ADDRESS_WORDS["es"],
+            )
+        },
+    ),
 )
 
 # What a stop request at the end of a text may not be: "end" and "quit" alone end too many
@@ -403,6 +422,8 @@ COMMANDS_WITH_AN_ARGUMENT = frozenset(
     *(SPANISH_GAME_WORDS[command] for command in ("throw", "nick", "again", "help", "language"))
 )
 NICKNAME_SHAPE = re.compile(r"[a-z0-9_]{3,15}")  # parsing's nickname alphabet, casefolded
+# Between the moves in the game's name: "rock, paper and scissors", "piedra, papel o tijera".
+AND_OR = frozenset({"and", "or", "n", "y", "o"})
 NAME_WITH_DIGITS_OR_UNDERSCORE = re.compile(r"[a-z]+[0-9]+|\w*_\w*")
 ENGLISH_MOVES = frozenset(
     move.value[:length] for move in Move for length in range(3, len(move.value) + 1)
@@ -434,6 +455,10 @@ HYPOTHETICALS = frozenset(
 )
 
 
+# After a request, words that make it a pause: "don't text me till 5", "stop texting me until tonight".
+UNTIL = frozenset({"until", "till", "til"})
+
+
 # Before "stop", words that make it a noun; before "alto" or "baja", words that make them
 # adjectives ("muy alto", "está baja").
 MODIFIERS = frozenset(
@@ -445,8 +470,10 @@ MODIFIERS = frozenset(
 # After a stop request that starts a text, a word that starts a new clause: "stop, I never..."
 CLAUSE_STARTS = frozenset(
     {"i", "im", "ive", "id", "ill", "you", "youre", "we", "thats", "its", "who", "whos", "whoever"}
-    | {"someone", "somebody", "nobody", "how", "why", "idk", "yo", "esto", "eso", "quien"}
+    | {"someone", "somebody", "nobody", "how", "why", "idk", "or", "yo", "esto", "eso", "quien"}
 )
+# A stop word that is also a preposition, so no stop before a clause: "para eso practiqué".
+NOT_BEFORE_A_CLAUSE = frozenset({"para"})
 # Someone other than the texter or the bot: "make him stop", "que ella pare".
 THIRD_PERSON = frozenset(
     {"he", "she", "they", "him", "her", "them", "hes", "shes", "theyre", "ella", "ellos", "dile", "diles"}
@@ -465,6 +492,10 @@ STATEMENTS = frozenset(
 # Before a thing or a third party, a question about it stopping: "when does it stop", "did bob quit".
 QUESTION_AUXILIARIES = frozenset({"do", "does", "did", "will", "would", "can", "could", "should"})
 THINGS = frozenset({"it", "this", "that", "things"})
+# Who is texted in the second person: "bob, can you stop texting me" asks bob.
+ADDRESSEES = frozenset({"you"})
+# The word before whom something is sent: "stop sending texts to bob", "deja de escribir a ana".
+TO_SOMEONE: Mapping[Language, str] = {"en": "to", "es": "a"}
 # Verbs whose object is a person: "unsubscribe bob" unsubscribes bob.
 VERBS_OF_A_PERSON = frozenset({"text", "message", "contact", "call", "spam", "unsubscribe", "optout"})
 FROM_OR_WITH = frozenset({"from", "with", "de", "con"})
@@ -477,14 +508,16 @@ INTERJECTIONS = frozenset(
 )
 # Last words of clear phrases that complete them, so that a word after one is a name, not an
 # object: "leave me alone bob", "wrong number alice".
-COMPLETE_PHRASE_ENDS = frozenset({"alone", "number", "person", "paz", "persona", "equivocado"})
+COMPLETE_PHRASE_ENDS = frozenset(
+    {"alone", "be", "number", "person", "paz", "tranquilo", "tranquila", "persona", "equivocado"}
+)
 # Between a third party and a stop: "bob needs to stop", "alice should just stop".
 MODAL_CHAIN = frozenset(
     {"to", "needs", "need", "has", "have", "had", "gotta", "got", "should", "must", "will", "would"}
     | {"better", "just", "gonna", "going", "can", "could", "please", "ever", "ya", "que"}
 )
 # Words too common to be taken for a nickname in a name's place ("this is so annoying, stop").
-_FUNCTION_WORDS: Mapping[Language, frozenset[str]] = {
+FUNCTION_WORDS: Mapping[Language, frozenset[str]] = {
     "en": frozenset(
         {"that", "mine", "myself", "youve", "yours", "our", "was", "were", "being", "may"}
         | {"might", "yes", "yeah", "yea", "yep", "nah", "but", "too", "very", "only", "also", "still"}
@@ -494,13 +527,22 @@ _FUNCTION_WORDS: Mapping[Language, frozenset[str]] = {
         | {"time", "times", "always", "forever", "sometimes", "tho", "though", "like"}
         | {"literally", "honestly", "things", "stuff", "anything", "something", "everything"}
         | {"anyone", "everyone", "way", "lot", "people", "annoying", "whatever"}
+        # Complaints and greetings that start a text: "so sick of this, stop", "reported as spam. stop".
+        | {"sick", "tired", "fed", "annoyed", "reported", "report", "harassment", "scam"}
+        | {"unreal", "unbelievable", "ridiculous", "insane", "crazy", "listen", "look"}
+        | {"excuse", "dear", "good", "morning", "evening", "wow", "jeez", "smh", "nope", "damn"}
     ),
     "es": frozenset(
         {"unos", "unas", "les", "usted", "ustedes", "nosotros", "sin", "sobre"}
         | {"pero", "menos", "toda", "todos", "todas", "cada", "otro", "ese", "esa", "ahi", "alla", "hoy"}
         | {"dia", "dias", "noche", "veces", "siempre", "como", "donde", "porque", "estan", "fue", "ser"}
         | {"estar", "hay", "tengo", "tiene", "tienen", "cosa", "cosas", "algo", "alguien"}
-        | {"telefono", "cel", "celular", "juego"}
+        | {"telefono", "cel", "celular", "juego", "nomas", "contactos", "grupo", "buscan"}
+        # Complaints, greetings and ways of asking before a request: "qué fastidio, alto", "quisiera
+        # darme de baja", "no soy la persona que buscan, dejen de escribir".
+        | {"quisiera", "deseo", "necesito", "queremos", "agradeceria"}
+        | {"fastidio", "molestia", "lata", "harto", "harta", "hartos", "cansado", "cansada", "acoso"}
+        | {"reportado", "basura", "oigan", "miren", "disculpe", "perdon", "buenas", "bueno", "pues"}
     ),
 }
 
@@ -522,44 +564,14 @@ RESERVED_WORDS = _single_words((*STOP_REQUESTS, *COURTESY)) | SPELLED_OUT_KEYWOR
 # Words a nickname is not taken for: those of every list here but the stop words themselves
 # (players were named `alto` and `quit` before those were reserved, and throws at them still work).
 ORDINARY_WORDS = (
-    (
-        _words_in((*CLEAR_PHRASES, *STOP_REQUESTS, *COURTESY))
-        | COMMANDS_WITH_AN_ARGUMENT
-        | _FUNCTION_WORDS["en"]
-        | _FUNCTION_WORDS["es"]
-        | CLAUSE_STARTS
-        | MODAL_CHAIN
-        | NAMING_A_THIRD_PARTY
-        | BETWEEN_NEGATION_AND_STOP
-        | NEGATIONS["en"]
-        | NEGATIONS["es"]
-        | HYPOTHETICALS
-        | NEGATIVE_SUBJECTS
-        | MODIFIERS
-        | THIRD_PERSON
-        | QUESTION_AUXILIARIES
-        | FROM_OR_WITH
-        | INTERJECTIONS
-        | LAUGHTER
+    _words_in((*CLEAR_PHRASES, *STOP_REQUESTS, *COURTESY)).union(
+        *FUNCTION_WORDS.values(), *NEGATIONS.values()
     )
-    - _single_words(STOP_REQUESTS)
-    - SPELLED_OUT_KEYWORDS
-)
+    | COMMANDS_WITH_AN_ARGUMENT.union(
+        CLAUSE_STARTS, MODAL_CHAIN, NAMING_A_THIRD_PARTY, BETWEEN_NEGATION_AND_STOP
+    )
+    | HYPOTHETICALS.union(NEGATIVE_SUBJECTS, MODIFIERS, THIRD_PERSON, QUESTION_AUXILIARIES, FROM_OR_WITH)
+    | INTERJECTIONS.union(LAUGHTER)
+) - _single_words(STOP_REQUESTS).union(SPELLED_OUT_KEYWORDS)
 
 COURTESY_ONLY = Meaning("", "en")
-
-
-def _vocabulary(spellings: Mapping[str, str], language: Language) -> frozenset[str]:
-    tables = (CLEAR_PHRASES, STOP_REQUESTS, COURTESY)
-    in_tables = _words_in(
-        phrase for table in tables for phrase, meaning in table.items() if meaning.language == language
-    )
-    spelled = frozenset(_canonical(spellings)) | frozenset(spellings)
-    return in_tables | spelled | _FUNCTION_WORDS[language] | NEGATIONS[language] | _ADDRESS_WORDS[language]
-
-
-# Words of one language and not the other, to tell which a text is in ("stop" is both's).
-_ENGLISH_WORDS = _vocabulary(_ENGLISH_SPELLINGS, "en")
-_SPANISH_WORDS = _vocabulary(_SPANISH_SPELLINGS, "es")
-ONLY_ENGLISH = _ENGLISH_WORDS - _SPANISH_WORDS - {"stop"}
-ONLY_SPANISH = _SPANISH_WORDS - _ENGLISH_WORDS - {"stop"}
