@@ -78,7 +78,8 @@ AWS_CALLS := $(CURDIR)/test-output/aws-calls
 RECORD_AWS_CALLS := RPS_AWS_CALLS=$(AWS_CALLS) PYTHONPATH=$(CURDIR)/tests/iam/inject$${PYTHONPATH:+:$$PYTHONPATH}
 
 # The whole suite, both engines, then the proof over both runs' calls: run before stopping, and what CI runs.
-test: prerequisites lint typecheck scan sam
+# DynamoDB Local is installed first: the main run's contention tests (tests/local) start it too.
+test: prerequisites dynamodb-local lint typecheck scan sam
 	rm -rf $(AWS_CALLS)
 	$(RECORD_AWS_CALLS) $(PY) -m pytest $(PARALLEL)
 	$(MAKE) --no-print-directory test-dynamodb-local
