@@ -220,6 +220,53 @@ def test_a_send_never_recorded_is_learnt_from_its_callback_and_not_sent_again(
     assert "outbox" not in finished, "the redelivery finished the record: no numbers left in it"
 
 
+@pytest.mark.parametrize(
+    ("callbacks", "kept"),
+    [
+        ([("sent", None), ("delivered", None)], ("delivered", None)),
+        ([("undelivered", 30007)], ("undelivered", 30007)),
+        ([("failed", 30008), ("sent", None)], ("failed", 30008)),
+    ],
+    ids=["sent-then-delivered", "undelivered", "failed-then-late-sent"],
+)
+def test_a_callback_adds_its_status_to_an_opt_out_confirmation_but_never_replaces_its_sending_mark(
+    game: Game,
+    ingress: webhook.Ingress,
+    clock: Any,
+    callbacks: list[tuple[str, int | None]],
+    kept: tuple[str, int | None],
+) -> None:
+    """An opt-out confirmation is marked `sending` before it leaves, so that it goes at most once;
+    the invocation here dies after Twilio took it, before recording its SID. Twilio's callbacks
+    about it are news of its delivery, not its outcome: the mark stays what the record says."""
+    game.register((ALICE, "alice"))
+    sent_to_alice = len(game.sms.to(ALICE))
+    game.store.record_delivery = _dies_after_twilio_took_it  # type: ignore[method-assign]
+    with pytest.raises(Crash):
+        game.text(ALICE, "Stop.", sid=SID)
+    del game.store.record_delivery
+    reply, sid = game.sms.accepted[-1]
+    assert reply is not None
+    assert reply.key == SID
+    assert game.stored_record(SID)["delivered"]["M"][str(reply.index)] == {"S": "sending"}
+
+    for status, error_code in callbacks:
+        assert post(ingress, callback(reply, sid, status, error_code)) == 200
+        assert game.stored_record(SID)["delivered"]["M"][str(reply.index)] == {"S": "sending"}, status
+
+    recorded = statuses_from(game.stored_record(SID))[reply.index]
+    assert (recorded.sid, recorded.status, recorded.error_code) == (sid, *kept), (
+        "its status is kept beside it"
+    )
+    clock.tick(LEASE_SECONDS + 1)
+    assert game.text(ALICE, "Stop.", sid=SID) is Result.DUPLICATE
+    assert len(game.sms.to(ALICE)) == sent_to_alice + 1, "one confirmation, never two"
+
+
+def _dies_after_twilio_took_it(*args: object) -> None:
+    raise Crash
+
+
 def test_the_callback_of_a_send_the_record_does_not_name_changes_nothing(
     game: Game, ingress: webhook.Ingress
 ) -> None:
