@@ -83,6 +83,41 @@ def test_an_index_that_is_not_one_to_four_ascii_digits_is_refused(index: str) ->
     )
 
 
+@pytest.mark.parametrize(("key", "read"), [("k", True), ("k" * 128, True), ("k" * 129, False)])
+def test_a_records_key_is_one_to_128_characters(key: str, read: bool) -> None:
+    callback = read_status_callback(urlencode({"key": key, "index": 0}), FORM, 0.0)
+    if read:
+        assert not isinstance(callback, str), callback
+        assert callback.reply == ReplyId(key, 0)
+    else:
+        assert callback == "key or index missing or malformed in the query string"
+
+
+@pytest.mark.parametrize(("status", "read"), [("x", True), ("x" * 32, True), ("x" * 33, False)])
+def test_a_status_is_one_to_32_lowercase_letters(status: str, read: bool) -> None:
+    sid, _ = FORM
+    callback = read_status_callback("key=SMabc&index=0", [sid, ("MessageStatus", status)], 0.0)
+    if read:
+        assert not isinstance(callback, str), callback
+        assert callback.status.status == status
+    else:
+        assert callback == "MessageStatus missing or malformed"
+
+
+@pytest.mark.parametrize(
+    ("code", "read"),
+    [("7", 7), ("123456", 123456), ("1234567", None), ("\u0663\u0660\u0660\u0660\u0667", None)],
+    ids=["one-digit", "six-digits", "seven-digits", "arabic-indic-digits"],
+)
+def test_an_error_code_is_one_to_six_ascii_digits(code: str, read: int | None) -> None:
+    callback = read_status_callback("key=SMabc&index=0", [*FORM, ("ErrorCode", code)], 0.0)
+    if read is None:
+        assert callback == "ErrorCode malformed"
+    else:
+        assert not isinstance(callback, str)
+        assert callback.status.error_code == read
+
+
 def test_the_status_route_is_known_with_or_without_a_trailing_slash() -> None:
     assert is_status_route(f"/sms/s3cret{STATUS_ROUTE_SUFFIX}/")
     assert is_status_route(f"/sms/s3cret{STATUS_ROUTE_SUFFIX}")
