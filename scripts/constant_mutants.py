@@ -108,6 +108,15 @@ def _assignments(tree: ast.Module) -> Iterator[tuple[str, ast.expr]]:
             for target in node.targets:
                 if isinstance(target, ast.Name):
                     yield target.id, node.value
+                elif (
+                    isinstance(target, ast.Tuple)
+                    and isinstance(node.value, ast.Tuple)
+                    and len(target.elts) == len(node.value.elts)
+                ):
+                    # `DONE, FAILED, USAGE = 0, 1, 2`: three constants.
+                    for name, value in zip(target.elts, node.value.elts, strict=True):
+                        if isinstance(name, ast.Name):
+                            yield name.id, value
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
             yield node.target.id, node.value
 

@@ -31,6 +31,7 @@ CODES = {
     ),
 }
 LIMIT = 60 * 5
+DONE, FAILED = 0, 1
 PREFIX = "contact#"
 PATTERN = re.compile(r"^[0-9]{1,4}$")
 LETTERS = frozenset("ab")
@@ -79,6 +80,7 @@ def test_each_number_goes_up_by_one_and_a_string_is_marked(tmp_path: Path) -> No
     planted = _planted(tmp_path)
     assert "LIMIT = 61 * 5" in planted["LIMIT: 60 -> 61"]
     assert "LIMIT = 60 * 6" in planted["LIMIT: 5 -> 6"]
+    assert "DONE, FAILED = 1, 1" in planted["DONE: 0 -> 1"], "each name of a tuple its own constant"
     assert "PREFIX = 'XXcontact#XX'" in planted["PREFIX: 'contact#' -> XX...XX"]
 
 
@@ -108,7 +110,7 @@ def test_a_frozenset_of_a_strings_characters_loses_each_character_in_turn(tmp_pa
 
 def test_all_a_type_alias_and_a_constant_made_from_others_are_not_mutated(tmp_path: Path) -> None:
     constants = {change.split(":")[0] for change in _planted(tmp_path)}
-    assert constants == {"WORDS", "CODES", "LIMIT", "PREFIX", "PATTERN", "LETTERS"}
+    assert constants == {"WORDS", "CODES", "LIMIT", "DONE", "FAILED", "PREFIX", "PATTERN", "LETTERS"}
 
 
 def test_a_constant_is_read_where_it_is_named_imported_and_through_a_constant_made_from_it(
