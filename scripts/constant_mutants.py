@@ -16,12 +16,13 @@ An element of a collection is only left out, not changed as well: a changed word
 out (and another put in that nothing looks for). A constant made from others (a comprehension,
 `A + "x"`) is not mutated apart from its own literals: its sources are.
 
-Which tests judge a mutant: those that ran a function reading the constant (where it is defined,
-where it is imported, or through a constant made from it), recorded once per run by the pytest
-plugin below (`-p scripts.constant_mutants`), run fastest first, stopping at the first failure. A
-constant no recorded function reads (a dataclass default, read by generated code) is judged by
-every test of its group. A mutant fails the tests (killed), or crashes them (killed too: a pattern
-that no longer compiles fails every import), or passes them all (survived).
+Which tests judge a mutant: those that ran a line reading the constant (where it is defined, where
+it is imported, or through a constant made from it), recorded once per run by the pytest plugin
+below (`-p scripts.constant_mutants`), run fastest first, stopping at the first failure: a line, not
+a function, so that a table read only on an error path is judged by the tests of that path. A
+constant no recorded line reads is judged by every test of its group. A mutant fails the tests
+(killed), or crashes them (killed too: a pattern that no longer compiles fails every import), or
+passes them all (survived).
 """
 
 from __future__ import annotations
@@ -34,8 +35,9 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -276,16 +278,9 @@ def constant_mutants(root: Path, module: str) -> list[ConstantMutant]:
 
 # -- which code reads a constant --------------------------------------------------------------------
 
-# A function, as the recorder and the reader search both name it: its file under the repository
-# and the line its code starts on (the first decorator's, for a decorated function).
+# A line of code, as the recorder and the reader search both name it: its file under the
+# repository and its number.
 Place = tuple[str, int]
-
-
-def _first_line(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> int:
-    lines = [node.lineno]
-    if not isinstance(node, ast.Lambda):
-        lines += [decorator.lineno for decorator in node.decorator_list]
-    return min(lines)
 
 
 def _names(node: ast.AST) -> set[str]:
@@ -298,9 +293,32 @@ def _names(node: ast.AST) -> set[str]:
     return found
 
 
+def _reading(node: ast.AST, name: str) -> set[int]:
+    """The lines within `node` that name `name`."""
+    return {
+        inner.lineno
+        for inner in ast.walk(node)
+        if (isinstance(inner, ast.Name) and inner.id == name)
+        or (isinstance(inner, ast.Attribute) and inner.attr == name)
+    }
+
+
+def _body_lines(node: ast.AST) -> set[int]:
+    """Every line a statement of the functions within `node` starts on."""
+    return {
+        statement.lineno
+        for function in ast.walk(node)
+        if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef)
+        for statement in ast.walk(function)
+        if isinstance(statement, ast.stmt) and statement is not function
+    }
+
+
 def readers(root: Path, module: str, constant: str) -> set[Place]:
-    """The functions of serverless_rps/ that read `constant` of `module`: where it is defined or
-    imported by name, and through every module-level constant or class made from it."""
+    """The lines of serverless_rps/ that read `constant` of `module`: where it is defined or imported
+    by name, and through every module-level constant made from it. A value taken at import (a
+    default argument, a class attribute such as a dataclass default) is read wherever its function
+    or class runs: every line of it."""
     trees = {
         path.relative_to(root).as_posix(): ast.parse(path.read_text())
         for path in sorted((root / PACKAGE).rglob("*.py"))
@@ -329,32 +347,43 @@ def readers(root: Path, module: str, constant: str) -> set[Place]:
                     targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                     wanted += [(path, target.id) for target in targets if isinstance(target, ast.Name)]
                     continue
-                # A class attribute (a dataclass default) is read by every method of its class.
-                whole_class = isinstance(node, ast.ClassDef) and any(
-                    name in _names(statement)
-                    for statement in node.body
-                    if not isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef)
-                )
-                for inner in ast.walk(node):
-                    if isinstance(inner, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) and (
-                        whole_class or name in _names(inner)
-                    ):
-                        found.add((path, _first_line(inner)))
+                found |= {(path, line) for line in _reading_at_run_time(node, name)}
     return found
+
+
+def _reading_at_run_time(node: ast.stmt, name: str) -> set[int]:
+    """The lines of a module-level function or class whose running reads `name`."""
+    if isinstance(node, ast.ClassDef):
+        at_import = [
+            statement
+            for statement in node.body
+            if not isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef) and name in _names(statement)
+        ]
+        decorated = any(name in _names(decorator) for decorator in node.decorator_list)
+        lines = _body_lines(node) if at_import or decorated else set()
+        for method in node.body:
+            if isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef):
+                lines |= _reading_at_run_time(method, name)
+        return lines
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        defaults = [*node.args.defaults, *(value for value in node.args.kw_defaults if value is not None)]
+        if any(name in _names(value) for value in [*defaults, *node.decorator_list]):
+            return _body_lines(node)
+    return _reading(node, name)
 
 
 def _attributes(tree: ast.Module) -> set[str]:
     return {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
 
 
-# -- the pytest plugin: which test runs which function ---------------------------------------------
+# -- the pytest plugin: which test runs which line -------------------------------------------------
 
 _TOOL = 4  # a sys.monitoring tool id no debugger, coverage or profiler claims
 
 
 class Reach:
-    """Records, for each test, the functions of serverless_rps/ it ran (set-up and tear-down
-    included), and how long it took: each function once per test, then its event is disabled."""
+    """Records, for each test, the lines of serverless_rps/ it ran (set-up and tear-down included),
+    and how long it took: each line once per test, then its event is disabled until the next."""
 
     def __init__(self, root: Path, output: Path) -> None:
         self._package = str(root / PACKAGE) + os.sep
@@ -364,15 +393,15 @@ class Reach:
         self.reached: dict[str, list[Place]] = {}
         self.seconds: dict[str, float] = {}
 
-    def _started(self, code: Any, offset: int) -> Any:
+    def _line(self, code: Any, line: int) -> Any:
         if self._current is not None and code.co_filename.startswith(self._package):
-            self._current.add((code.co_filename.removeprefix(self._root), code.co_firstlineno))
+            self._current.add((code.co_filename.removeprefix(self._root), line))
         return sys.monitoring.DISABLE
 
     def pytest_sessionstart(self) -> None:
         sys.monitoring.use_tool_id(_TOOL, "constant mutants: reach")
-        sys.monitoring.register_callback(_TOOL, sys.monitoring.events.PY_START, self._started)
-        sys.monitoring.set_events(_TOOL, sys.monitoring.events.PY_START)
+        sys.monitoring.register_callback(_TOOL, sys.monitoring.events.LINE, self._line)
+        sys.monitoring.set_events(_TOOL, sys.monitoring.events.LINE)
 
     def pytest_runtest_protocol(self, item: Any) -> None:
         sys.monitoring.restart_events()
@@ -392,7 +421,7 @@ class Reach:
 
 
 def pytest_addoption(parser: Any) -> None:
-    parser.addoption("--reach-record", help="where to write which test ran which function (JSON)")
+    parser.addoption("--reach-record", help="where to write which test ran which line (JSON)")
 
 
 def pytest_configure(config: Any) -> None:
@@ -414,7 +443,7 @@ class Judged:
 
 
 def record_reach(copy: Path, tests: list[str], pytest_arguments: list[str]) -> dict[str, Any]:
-    """Run the tests (paths or test ids) once, unmutated, recording which functions each one runs."""
+    """Run the tests (paths or test ids) once, unmutated, recording which lines each one runs."""
     output, arguments = copy / ".reach.json", copy / ".reach-tests"
     arguments.write_text("\n".join(tests) + "\n")
     command = [sys.executable, "-m", "pytest", f"@{arguments}", *pytest_arguments, "-q"]
@@ -436,22 +465,26 @@ def _collected(copy: Path, tests: tuple[str, ...], pytest_arguments: list[str]) 
 def _reach(
     copy: Path, saved: Path, tests: tuple[str, ...], pytest_arguments: list[str], reuse: bool, log: Any
 ) -> dict[str, Any]:
-    """Which test runs which function: recorded afresh, or (`reuse`) as saved by the last run, with
+    """Which test runs which line: recorded afresh, or (`reuse`) as saved by the last run, with
     the tests it did not know recorded now (a test changed since keeps its old record)."""
     started = time.monotonic()
-    if reuse and saved.exists():
-        reach: dict[str, Any] = json.loads(saved.read_text())
-        new = [
-            nodeid for nodeid in _collected(copy, tests, pytest_arguments) if nodeid not in reach["reached"]
-        ]
+    reach: dict[str, Any] = json.loads(saved.read_text()) if reuse and saved.exists() else {}
+    if reach.get("by") == "line":
+        collected = _collected(copy, tests, pytest_arguments)
+        # A test since removed is forgotten: named to pytest, it would fail the mutant's run.
+        reach = {
+            part: {test: reach[part][test] for test in collected if test in reach[part]}
+            for part in ("reached", "seconds")
+        }
+        new = [test for test in collected if test not in reach["reached"]]
         log(f"[constants] {len(new)} tests not recorded yet ...")
         if new:
             more = record_reach(copy, new, pytest_arguments)
             reach = {part: {**reach[part], **more[part]} for part in ("reached", "seconds")}
     else:
-        log(f"[constants] recording which tests run which functions ({', '.join(tests)}) ...")
+        log(f"[constants] recording which tests run which lines ({', '.join(tests)}) ...")
         reach = record_reach(copy, list(tests), pytest_arguments)
-    saved.write_text(json.dumps(reach))
+    saved.write_text(json.dumps({**reach, "by": "line"}))
     log(f"[constants] {len(reach['reached'])} tests recorded ({time.monotonic() - started:.0f} s)")
     return reach
 
@@ -463,7 +496,7 @@ def _selected(reach: dict[str, Any], places: set[Place], tests: tuple[str, ...])
         if nodeid.startswith(tests) and any(tuple(place) in places for place in reached)
     ]
     if not chosen:
-        # Read by no function a test runs (a dataclass default, read by generated code): every test.
+        # Read by no line a test runs (a dataclass default, read by generated code): every test.
         chosen = [nodeid for nodeid in reach["reached"] if nodeid.startswith(tests)]
     return sorted(chosen, key=lambda nodeid: reach["seconds"][nodeid])
 
@@ -524,10 +557,12 @@ def run_constant_mutants(
     workers: int,
     *,
     reuse: bool = False,
+    on_judged: Callable[[Judged], None] = lambda judged: None,
     log: Any = print,
 ) -> list[Judged]:
     """Judge each group's mutants (its tests, its mutants) in `workers` copies of the tree; with
-    `reuse`, which test runs which function is the last run's, for the tests it knew."""
+    `reuse`, which test runs which line is the last run's, for the tests it knew. `on_judged` hears
+    of each verdict as it comes (one at a time), so that an interrupted run keeps what it judged."""
     started = time.monotonic()
     copies = [copy_tree(files, root, scratch / f"copy-{number}") for number in range(workers)]
     every_test = tuple(sorted({test for tests, _ in plan for test in tests}))
@@ -542,13 +577,17 @@ def run_constant_mutants(
             jobs.append((mutant, _selected(reach, places[key], tests)))
     log(f"[constants] {len(jobs)} mutants of {len(places)} constants, on {workers} copies ...")
     free = list(copies)
+    reporting = threading.Lock()
 
     def judge(job: tuple[ConstantMutant, list[str]]) -> Judged:
         copy = free.pop()
         try:
-            return _judge(copy, job[0], job[1], pytest_arguments)
+            judged = _judge(copy, job[0], job[1], pytest_arguments)
         finally:
             free.append(copy)
+        with reporting:
+            on_judged(judged)
+        return judged
 
     with ThreadPoolExecutor(max_workers=workers) as pool:
         judged = list(pool.map(judge, jobs))

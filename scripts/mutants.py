@@ -521,17 +521,21 @@ def run_constants(
             [f"--ignore={path}" for path in IGNORED_TESTS] + ["-p", "no:cacheprovider"],
             os.cpu_count() or 2,
             reuse=again,
+            on_judged=lambda verdict: _keep(earlier, verdict),
         )
         for verdict in judged:
-            earlier[verdict.mutant.key] = verdict.status
             as_mutants[verdict.mutant.key].status = verdict.status
-        CONSTANT_RESULTS.write_text(json.dumps(earlier, indent=1, sort_keys=True))
     for equivalent in equivalents:
         equivalent.used = 0
     for mutant in as_mutants.values():
         if mutant.status not in KILLED:
             mutant.equivalent_because = equivalence(mutant, equivalents)
     return list(as_mutants.values())
+
+
+def _keep(verdicts: dict[str, str], verdict: Judged) -> None:
+    verdicts[verdict.mutant.key] = verdict.status
+    CONSTANT_RESULTS.write_text(json.dumps(verdicts, indent=1, sort_keys=True))
 
 
 def _constant_mutant(mutant: ConstantMutant, status: str) -> Mutant:

@@ -113,29 +113,52 @@ def test_all_a_type_alias_and_a_constant_made_from_others_are_not_mutated(tmp_pa
     assert constants == {"WORDS", "CODES", "LIMIT", "DONE", "FAILED", "PREFIX", "PATTERN", "LETTERS"}
 
 
-def test_a_constant_is_read_where_it_is_named_imported_and_through_a_constant_made_from_it(
+def _line(text: str, code: str) -> int:
+    return text.splitlines().index(code) + 1
+
+
+def test_a_constant_is_read_on_the_lines_that_name_it_where_it_is_defined_imported_or_made_into_another(
     tmp_path: Path,
 ) -> None:
     _planted(tmp_path)
-    (tmp_path / "serverless_rps" / "user.py").write_text(
-        textwrap.dedent(
-            """\
-            from serverless_rps.sample import WORDS
+    user = textwrap.dedent(
+        """\
+        import dataclasses
+
+        from serverless_rps.sample import LIMIT, WORDS
 
 
-            def unrelated() -> None:
-                pass
+        def unrelated() -> None:
+            pass
 
 
-            def says_a_word(text: str) -> bool:
-                return any(word in text for word in WORDS)
-            """
-        )
+        def says_a_word(text: str) -> bool:
+            found = text.split()
+            return any(word in found for word in WORDS)
+
+
+        def waits(seconds: float = LIMIT) -> float:
+            return seconds
+
+
+        @dataclasses.dataclass
+        class Settings:
+            limit: float = LIMIT
+
+            def doubled(self) -> float:
+                return 2 * self.limit
+        """
     )
+    (tmp_path / "serverless_rps" / "user.py").write_text(user)
     assert readers(tmp_path, "sample", "WORDS") == {
-        ("serverless_rps/sample.py", MODULE.splitlines().index("def is_word(text: str) -> bool:") + 1),
-        ("serverless_rps/user.py", 8),
+        ("serverless_rps/sample.py", _line(MODULE, "    return text in WORDS")),
+        ("serverless_rps/user.py", _line(user, "    return any(word in found for word in WORDS)")),
     }
     assert readers(tmp_path, "sample", "CODES") == {
-        ("serverless_rps/sample.py", MODULE.splitlines().index("def derived(code: int) -> bool:") + 1)
+        ("serverless_rps/sample.py", _line(MODULE, "    return code in DERIVED"))
     }, "read through DERIVED, made from it"
+    # Taken at import, as a default: read wherever the function or the class runs.
+    assert readers(tmp_path, "sample", "LIMIT") == {
+        ("serverless_rps/user.py", _line(user, "    return seconds")),
+        ("serverless_rps/user.py", _line(user, "        return 2 * self.limit")),
+    }
