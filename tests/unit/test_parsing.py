@@ -177,6 +177,18 @@ def test_an_opt_out_twilio_may_not_have_answered_asks_for_the_one_confirmation(
     assert parse(body) == expected
 
 
+@pytest.mark.parametrize(
+    "invisible",
+    ["\u034f", "\u115f", "\u1160", "\u3164", "\uffa0"],
+    ids=["grapheme-joiner", "choseong-filler", "jungseong-filler", "hangul-filler", "half-width-filler"],
+)
+def test_a_stop_with_an_invisible_character_that_is_not_a_format_character_still_opts_out(
+    invisible: str,
+) -> None:
+    """Outside Unicode's format category, so not removed as one: each is removed by name."""
+    assert parse(f"st{invisible}op") == OptOut(True, "keyword-as-typed")
+
+
 @pytest.mark.parametrize("word", ["START", "UNSTOP", "YES"])
 def test_every_opt_in_word_in_typed_forms_opts_in(word: str) -> None:
     for body in typed_forms(word):
