@@ -119,10 +119,22 @@ def test_twilio_refusing_our_account_is_a_configuration_problem_tried_again_in_a
     ("status", "code", "says", "maybe_sent", "unclassified"),
     [
         (500, 20500, "Twilio failed with HTTP 500 code 20500", True, False),
+        (503, 20503, "Twilio failed with HTTP 503 code 20503", True, False),
         (429, 20429, "Twilio failed with HTTP 429 code 20429", False, False),
+        (429, 14107, "Twilio failed with HTTP 429 code 14107", False, False),
+        (400, 21611, "Twilio failed with HTTP 400 code 21611", False, False),
+        (400, 30001, "Twilio failed with HTTP 400 code 30001", False, False),
         (400, 99999, "Twilio failed with HTTP 400 code 99999", False, True),
     ],
-    ids=["server-error", "throttled", "unknown-code"],
+    ids=[
+        "server-error",
+        "unavailable",
+        "throttled",
+        "rate-limit",
+        "sender-queue-full",
+        "queue-overflow",
+        "unknown-code",
+    ],
 )
 def test_a_failed_send_says_what_twilio_answered_and_whether_it_may_have_sent(
     twilio: LocalTwilioApi,
