@@ -105,6 +105,25 @@ def test_nicknames_cannot_be_commands_or_moves() -> None:
     assert is_valid_nickname("Rocky")
 
 
+@pytest.mark.parametrize(
+    ("name", "valid"),
+    [
+        ("bob", True),
+        ("x" * 15, True),
+        ("Ab_9", True),
+        ("bo", False),
+        ("x" * 16, False),
+        ("bob!", False),
+        ("bo b", False),
+        ("b\u00f3b", False),
+        ("\uff42\uff4f\uff42", False),
+    ],
+    ids=["three", "fifteen", "mixed", "two", "sixteen", "punctuation", "space", "accent", "full-width"],
+)
+def test_a_nickname_is_3_to_15_ascii_letters_digits_or_underscores(name: str, valid: bool) -> None:
+    assert is_valid_nickname(name) is valid
+
+
 @given(st.text(max_size=2500))
 def test_any_text_parses_to_a_command_without_raising(body: str) -> None:
     command = parse(body)
