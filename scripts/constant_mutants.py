@@ -167,17 +167,28 @@ class _Planter:
 
     def add(self, constant: str, change: str, start: int, end: int, replacement: str) -> None:
         mutated = self.source.replaced(start, end, replacement)
-        if mutated != self.text:
-            self.mutants.append(ConstantMutant(self.module, constant, change, mutated))
+        if mutated == self.text:
+            return
+        # A change that reads like an earlier one of the same constant (`60 -> 61` twice in
+        # 24 * 60 * 60) is told apart by its place, so that each mutant keeps a verdict of its own.
+        same = sum(
+            1
+            for mutant in self.mutants
+            if (mutant.constant, mutant.change.split(" #")[0]) == (constant, change)
+        )
+        if same:
+            change = f"{change} #{same + 1}"
+        self.mutants.append(ConstantMutant(self.module, constant, change, mutated))
 
-    def literal(self, constant: str, node: ast.Constant) -> None:
-        """A number or a string where it stands alone (not an element of a collection)."""
+    def literal(self, constant: str, node: ast.Constant, where: str = "") -> None:
+        """A number or a string where it stands alone (not an element of a collection); `where`
+        names its place in the constant (a dict's key)."""
         start, end = self.source.span(node)
         value = node.value
         if isinstance(value, int | float) and not isinstance(value, bool):
-            self.add(constant, f"{value!r} -> {value + 1!r}", start, end, repr(value + 1))
+            self.add(constant, f"{where}{value!r} -> {value + 1!r}", start, end, repr(value + 1))
         elif isinstance(value, str):
-            self.add(constant, f"{_short(value)!r} -> XX...XX", start, end, repr("XX" + value + "XX"))
+            self.add(constant, f"{where}{_short(value)!r} -> XX...XX", start, end, repr("XX" + value + "XX"))
 
     def value(self, constant: str, node: ast.expr) -> None:
         if isinstance(node, ast.Constant):
@@ -236,7 +247,7 @@ class _Planter:
                 start, end = self.source.span(value)
                 self.add(constant, f"{_short(ast.unparse(key))}: {written} -> {swapped}", start, end, swapped)
             elif isinstance(value, ast.Constant):
-                self.literal(constant, value)
+                self.literal(constant, value, f"{_short(ast.unparse(key))}: ")
             else:
                 self.value(constant, value)
 
