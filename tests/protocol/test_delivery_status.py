@@ -137,6 +137,58 @@ def test_a_replys_statuses_are_recorded_as_twilio_reports_them(
     ]
 
 
+@pytest.mark.parametrize(
+    ("status", "error_code", "metric"),
+    [
+        ("delivered", None, "RepliesDelivered"),
+        ("undelivered", 30007, "RepliesUndelivered"),
+        ("failed", 30008, "RepliesFailed"),
+    ],
+)
+def test_each_final_status_is_counted_under_its_own_metric_and_a_failure_by_its_error_code(
+    game: Game,
+    ingress: webhook.Ingress,
+    capsys: pytest.CaptureFixture[str],
+    status: str,
+    error_code: int | None,
+    metric: str,
+) -> None:
+    reply, sid = alice_says_help(game)
+    capsys.readouterr()
+    assert post(ingress, callback(reply, sid, status, error_code)) == 200
+    errors = (
+        []
+        if error_code is None
+        else [("DeliveryErrors", {"service": "serverless-rps", "error_code": str(error_code)})]
+    )
+    assert delivery_metrics(capsys.readouterr().out) == [(metric, {"service": "serverless-rps"}), *errors]
+
+
+def recorded_status(game: Game, reply: ReplyId) -> str:
+    return statuses_from(game.stored_record(SID))[reply.index].status
+
+
+@pytest.mark.parametrize("first", ["accepted", "queued"])
+def test_each_status_twilio_reports_on_the_way_replaces_the_one_before_it(
+    game: Game, ingress: webhook.Ingress, first: str
+) -> None:
+    """Twilio's order: accepted (through a Messaging Service) or queued, sending, sent, delivered."""
+    reply, sid = alice_says_help(game)
+    for status in (first, "sending", "sent", "delivered"):
+        assert post(ingress, callback(reply, sid, status)) == 200
+        assert recorded_status(game, reply) == status
+
+
+@pytest.mark.parametrize("final", ["delivered", "undelivered", "failed"])
+def test_a_final_status_is_replaced_by_no_other(game: Game, ingress: webhook.Ingress, final: str) -> None:
+    """Twilio sends one final status; a second one, if it ever came, would be a mistake."""
+    reply, sid = alice_says_help(game)
+    assert post(ingress, callback(reply, sid, final)) == 200
+    for later in ("delivered", "undelivered", "failed", "sent", "sending", "queued", "accepted"):
+        assert post(ingress, callback(reply, sid, later)) == 200
+    assert recorded_status(game, reply) == final
+
+
 def test_a_status_is_stored_as_the_table_formats_show_it_with_when_it_came(
     game: Game, ingress: webhook.Ingress, clock: Any
 ) -> None:
