@@ -14,7 +14,7 @@ from typing import Any
 from boto3.dynamodb.types import TypeDeserializer
 
 from serverless_rps import replies
-from serverless_rps.game import LEADERBOARD, LOBBY, Limits
+from serverless_rps.game import Limits
 from serverless_rps.parsing import nickname_skeleton
 from tests.conftest import ALICE, BOB, COMPLETED_SECONDS, LEASE_SECONDS, STRANGER, TABLES, Game
 
@@ -139,12 +139,13 @@ def test_a_nickname_row_holds_the_name_as_typed_and_its_owner(game: Game) -> Non
 
 
 def test_the_lobby_holds_the_waiting_stranger_and_the_leaderboard_the_results(game: Game) -> None:
+    """Under keys no phone has, which sort after every E.164 number: `~lobby` and `~leaderboard`."""
     game.register((ALICE, "alice"), (BOB, "bob"))
     game.text(ALICE, "rock")
     alice = _plain(game.player(ALICE))
     assert alice["in_lobby"] is True
-    assert _plain(game.player(LOBBY)) == {
-        "phone_number": LOBBY,
+    assert _plain(game.player("~lobby")) == {
+        "phone_number": "~lobby",
         "waiting": {
             "phone_number": ALICE,
             "player_id": alice["player_id"],
@@ -155,10 +156,10 @@ def test_the_lobby_holds_the_waiting_stranger_and_the_leaderboard_the_results(ga
     }
 
     game.text(BOB, "paper")
-    assert _plain(game.player(LOBBY)) == {"phone_number": LOBBY}, "the pair left the lobby"
+    assert _plain(game.player("~lobby")) == {"phone_number": "~lobby"}, "the pair left the lobby"
     bob = _plain(game.player(BOB))
-    assert _plain(game.player(LEADERBOARD)) == {
-        "phone_number": LEADERBOARD,
+    assert _plain(game.player("~leaderboard")) == {
+        "phone_number": "~leaderboard",
         "rankings": [
             {
                 "player_id": bob["player_id"],
