@@ -7,6 +7,7 @@ different table even when this version reads its own writes back consistently.
 
 from __future__ import annotations
 
+import re
 import time
 from decimal import Decimal
 from typing import Any
@@ -191,6 +192,7 @@ def test_a_strangers_budget_lives_on_its_contact_record_until_it_registers(game:
     }
     assert len(contact["recent_sids"]) == 2
     assert contact["reply_budget"]["level"] > 0
+    assert re.fullmatch(r"contact#[0-9a-f]{64}", contact["messageId"]), "a keyed hash of the number"
 
     game.text(STRANGER, "nick newcomer")
 
