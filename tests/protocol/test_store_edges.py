@@ -237,6 +237,24 @@ def test_a_request_no_retry_can_fix_is_left_to_fail_as_the_bug_it_is(code: str) 
     assert raised.value.response["Error"]["Code"] == code
 
 
+def test_asked_for_more_players_than_one_dynamodb_request_may_name_the_store_reads_the_first_100(
+    game: Game,
+) -> None:
+    """BatchGetItem takes 100 keys at most; no command needs more (Limits keep the lists shorter)."""
+    phones = [f"+1555077{number:04d}" for number in range(101)]
+    for number, phone in enumerate(phones):
+        game.dynamodb.put_item(
+            TableName=TABLES.game_state,
+            Item={
+                "phone_number": {"S": phone},
+                "player_id": {"S": f"p-{number}"},
+                "nickname": {"S": f"player{number}"},
+                "display_name": {"S": f"player{number}"},
+            },
+        )
+    assert sorted(game.store.get_players(phones)) == phones[:100]
+
+
 def test_a_configuration_error_asks_for_a_slow_retry_and_a_passing_one_for_a_quick_one(game: Game) -> None:
     with refusing(game, "GetItem", "configuration"), pytest.raises(ConfigurationProblem) as configuration:
         game.store.get_player(ALICE)
