@@ -11,6 +11,8 @@ import threading
 from collections.abc import Iterator
 
 import pytest
+from twilio.http.http_client import TwilioHttpClient
+from twilio.http.response import Response
 
 from serverless_rps.exceptions import ConfigurationProblem, SmsPermanentlyRefused, SmsTemporarilyFailed
 from serverless_rps.ports import ReplyId
@@ -165,6 +167,18 @@ def test_a_reply_twilio_refuses_for_good_names_the_masked_number_and_the_code(
         "Twilio refused the SMS to +*******0001: 21610",
         21610,
     )
+
+
+def test_without_a_local_api_a_send_goes_to_twilios_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[str] = []
+
+    def answer(self: TwilioHttpClient, method: str, url: str, *args: object, **kwargs: object) -> Response:
+        asked.append(url)
+        return Response(201, '{"sid": "SM' + "0" * 32 + '"}', {})
+
+    monkeypatch.setattr(TwilioHttpClient, "request", answer)
+    TwilioSmsGateway(TWILIO_ACCOUNT, TWILIO_TOKEN).send(HELLO)
+    assert asked == [f"https://api.twilio.com/2010-04-01/Accounts/{TWILIO_ACCOUNT}/Messages.json"]
 
 
 def test_twilio_is_given_five_seconds_to_answer_a_send() -> None:
