@@ -23,6 +23,9 @@ the first failure. This script adds what mutmut does not:
   numbering, which shifts as code moves.
 - **A verdict.** A table per module (killed / equivalent / survived / score) on stdout, the
   survivors' diffs, and exit status 1 if a module in GOAL_MODULES has a survivor not listed.
+- **Module-level constants**, which mutmut never mutates (scripts/constant_mutants.py): each word
+  list, table, pattern and number is changed one way at a time and judged by the tests that run
+  the code reading it, after mutmut's run or alone (`--constants`), with a table of its own.
 
 It is not part of `make test`: a full run takes tens of minutes on two cores (docs/reliability.md
 gives the numbers).
@@ -42,6 +45,8 @@ import tomllib
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from constant_mutants import ConstantMutant, Judged, constant_mutants, run_constant_mutants
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRATCH = ROOT / ".mutants"
@@ -163,9 +168,13 @@ class Mutant:
     status: str
     diff: str = ""
     equivalent_because: str | None = None
+    # A module-level constant's mutant: the constant's name stands for the function.
+    constant: str | None = None
 
     @property
     def function(self) -> str:
+        if self.constant is not None:
+            return self.constant
         # mutmut names mutants x_<function>__mutmut_<n> and xǁ<Class>ǁ<method>__mutmut_<n>.
         local = re.sub(r"__mutmut_\d+$", "", self.name.split(".")[-1])
         if local.startswith("xǁ"):
@@ -187,9 +196,10 @@ class Equivalent:
     def matches(self, mutant: Mutant) -> bool:
         if (mutant.module, mutant.function) != (self.module, self.function):
             return False
-        lines = mutant.diff.splitlines()
-        removed = [line[1:].strip() for line in lines if line.startswith("-  ")]
-        added = [line[1:].strip() for line in lines if line.startswith("+  ")]
+        # A function's lines are indented; a module-level constant's first line is not.
+        lines = [line for line in mutant.diff.splitlines() if not line.startswith(("---", "+++"))]
+        removed = [line[1:].strip() for line in lines if line.startswith("-")]
+        added = [line[1:].strip() for line in lines if line.startswith("+")]
         if self.near and self.near.strip() not in [line[1:].strip() for line in lines]:
             return False
         # An empty `added` stands for a mutant that only deletes the line.
@@ -467,7 +477,83 @@ def equivalence(mutant: Mutant, equivalents: list[Equivalent]) -> str | None:
     return None
 
 
-def report(mutants: list[Mutant]) -> int:
+CONSTANTS = SCRATCH / "constants"
+CONSTANT_RESULTS = CONSTANTS / "results.json"
+
+
+def run_constants(
+    selected: list[tuple[Group, tuple[str, ...]]],
+    equivalents: list[Equivalent],
+    *,
+    again: bool,
+    report_only: bool,
+) -> list[Mutant]:
+    """The mutants of the selected modules' module-level constants (scripts/constant_mutants.py),
+    each with its last verdict: all run afresh, or with --again those not killed last time, or
+    none (--report). A mutant is known by its module, constant and change, not by a number."""
+    earlier: dict[str, str] = json.loads(CONSTANT_RESULTS.read_text()) if CONSTANT_RESULTS.exists() else {}
+    planted: list[tuple[Group, list[ConstantMutant]]] = [
+        (group, [mutant for module in modules for mutant in constant_mutants(ROOT, module)])
+        for group, modules in selected
+    ]
+    as_mutants = {
+        planted_mutant.key: _constant_mutant(planted_mutant, earlier.get(planted_mutant.key, "not run"))
+        for _, mutants in planted
+        for planted_mutant in mutants
+    }
+    if not report_only:
+        plan = [
+            (
+                group.tests,
+                [
+                    mutant
+                    for mutant in mutants
+                    if not equivalence(as_mutants[mutant.key], equivalents)
+                    and not (again and earlier.get(mutant.key) in KILLED)
+                ],
+            )
+            for group, mutants in planted
+        ]
+        judged: list[Judged] = run_constant_mutants(
+            ROOT,
+            CONSTANTS,
+            working_tree_files(),
+            plan,
+            [f"--ignore={path}" for path in IGNORED_TESTS] + ["-p", "no:cacheprovider"],
+            os.cpu_count() or 2,
+            reuse=again,
+            on_judged=lambda verdict: _keep(earlier, verdict),
+        )
+        for verdict in judged:
+            as_mutants[verdict.mutant.key].status = verdict.status
+    for equivalent in equivalents:
+        equivalent.used = 0
+    for mutant in as_mutants.values():
+        if mutant.status not in KILLED:
+            mutant.equivalent_because = equivalence(mutant, equivalents)
+    return list(as_mutants.values())
+
+
+def _keep(verdicts: dict[str, str], verdict: Judged) -> None:
+    verdicts[verdict.mutant.key] = verdict.status
+    CONSTANT_RESULTS.write_text(json.dumps(verdicts, indent=1, sort_keys=True))
+
+
+def _constant_mutant(mutant: ConstantMutant, status: str) -> Mutant:
+    original = (ROOT / "serverless_rps" / f"{mutant.module}.py").read_text()
+    return Mutant(
+        f"{mutant.module}:{mutant.constant} ({mutant.change})",
+        mutant.module,
+        status,
+        mutant.diff(original),
+        constant=mutant.constant,
+    )
+
+
+def report(mutants: list[Mutant], what: str = "functions (mutmut)") -> int:
+    if not mutants:
+        return 0
+    print(f"\n### Mutants of {what}")
     by_module: dict[str, Counter[str]] = {}
     for mutant in mutants:
         counts = by_module.setdefault(mutant.module, Counter())
@@ -529,15 +615,24 @@ def main() -> int:
         action="store_true",
         help="with --again: leave the mutants an interrupted run did not reach for later",
     )
+    parser.add_argument(
+        "--constants",
+        action="store_true",
+        help="only the module-level constants (scripts/constant_mutants.py): no mutmut run",
+    )
     options = parser.parse_args()
     equivalents = load_equivalents()
     mutants: list[Mutant] = []
+    selected: list[tuple[Group, tuple[str, ...]]] = []
     for group in GROUPS:
         if options.group and group.name not in options.group:
             continue
         # A package's name selects its modules: --module game_store is every part of the store.
         only = [m for m in group.modules if any(m == o or m.startswith(o + "/") for o in options.module)]
         if options.module and not only:
+            continue
+        selected.append((group, tuple(only) or group.modules))
+        if options.constants:
             continue
         mutants += run_group(
             group,
@@ -550,7 +645,9 @@ def main() -> int:
     for equivalent in equivalents:
         if equivalent.used == 0 and any(m.module == equivalent.module for m in mutants):
             print(f"note: no mutant matched an equivalent in {equivalent.module}: {equivalent.removed!r}")
-    return report(mutants)
+    functions = report(mutants)
+    constants = run_constants(selected, equivalents, again=options.again, report_only=options.report)
+    return max(functions, report(constants, "module-level constants (scripts/constant_mutants.py)"))
 
 
 if __name__ == "__main__":

@@ -59,6 +59,9 @@ class SoakRecord:
     liveness_delays: list[float] = field(default_factory=list)
     liveness_bound_seconds: float = 0.0
     liveness_missing: list[str] = field(default_factory=list)
+    # The most duplicate SMS allowed, as a share of the SMS accepted (the long soak's 0.1%); None:
+    # only the bound the run's own window openings set.
+    duplicate_share_limit: float | None = None
 
 
 @dataclass
@@ -252,8 +255,21 @@ def _check_deliveries_and_duplicates(record: SoakRecord, verdict: Verdict) -> No
         )
 
     explanations: Counter[str] = Counter()
+    in_the_window = _left_in_the_window(record, sent_events, decisions)
+    duplicates, bound = 0, 0
     for entry, entry_sends in sends.items():
         entry_sends.sort(key=lambda send: send["at"])
+        # The bound: a reply goes out once more only for a send of it left in the window, never
+        # more often. Counted per reply, so that windows elsewhere excuse no duplicate here.
+        opened = sum(1 for send in entry_sends if send["sid"] in in_the_window)
+        duplicates += len(entry_sends) - 1
+        bound += opened
+        if len(entry_sends) - 1 > opened:
+            verdict.violations.append(
+                f"reply {entry[1]} of {entry[0]} went out {len(entry_sends)} times with {opened} "
+                "send(s) left in the window (accepted, and unrecorded by its sender when another "
+                f"attempt could send it): {len(entry_sends) - 1 - opened} duplicate(s) from elsewhere"
+            )
         for earlier, later in itertools.pairwise(entry_sends):
             # A second send is allowed only if, when its sender decided to send, the earlier send
             # was still inside the window: accepted by Twilio but not yet recorded.
@@ -286,6 +302,13 @@ def _check_deliveries_and_duplicates(record: SoakRecord, verdict: Verdict) -> No
     verdict.figures["duplicate SMS observed"] = sum(explanations.values())
     for explanation, count in explanations.items():
         verdict.figures[f"  duplicates: {explanation}"] = count
+    verdict.figures["sends left in the duplicate window (the most duplicates there may be)"] = bound
+    limit = record.duplicate_share_limit
+    if limit is not None and duplicates > limit * len(record.sms):
+        verdict.violations.append(
+            f"{duplicates} duplicate SMS of {len(record.sms)} accepted ({duplicates / len(record.sms):.2%}): "
+            f"more than {limit:.1%}"
+        )
     for sms in record.sms:
         if not replies.is_single_segment(sms["body"]):
             verdict.violations.append(f"SMS {sms['sid']} does not fit one GSM-7 segment: {sms['body']!r}")
@@ -296,6 +319,55 @@ def _check_deliveries_and_duplicates(record: SoakRecord, verdict: Verdict) -> No
             f"a very late duplicate made SMS {sms['sid']} to ...{sms['to'][-4:]} {sms['body'][:40]!r} "
             f"({' or '.join(owners) or 'in no outbox'}); a completed message must make none"
         )
+
+
+def _left_in_the_window(
+    record: SoakRecord,
+    sent_events: dict[str, dict[str, Any]],
+    decisions: dict[tuple[int, str], list[float]],
+) -> set[str]:
+    """The SIDs of the accepted SMS that stood in the duplicate window, between Twilio accepting a
+    reply and our recording it, long enough for another attempt to send it again:
+
+    - no worker got Twilio's answer (killed mid-request, or the answer was lost);
+    - its sender never recorded it, and sent nothing more for that message in that attempt: it was
+      killed right after, or its write failed (a sender that goes on to send again did neither);
+    - its sender recorded it only after another attempt had taken that outbox over (a stall, or a
+      slow write, past the lease).
+
+    Only such a send may go out again, and at most once more: the copy that sends it again holds
+    the outbox and records it before letting go, or is itself left in the window."""
+    recorded_by: dict[tuple[int, str], float] = {}
+    leased: dict[str, list[tuple[int, float]]] = defaultdict(list)
+    # An attempt is a worker's events from one claim to its next: (pid, attempt, key) -> last SID sent.
+    attempts: Counter[int] = Counter()
+    last_sent: dict[tuple[int, int, str], str] = {}
+    for event in sorted(record.worker_events, key=lambda event: (event["pid"], event["t"])):
+        if event["e"] == "claim":
+            attempts[event["pid"]] += 1
+        elif event["e"] == "sent":
+            last_sent[(event["pid"], attempts[event["pid"]], event["key"])] = event["sid"]
+        elif event["e"] == "recorded" and event.get("ok"):
+            recorded_by.setdefault((event["pid"], event["outcome"]), event["t"])
+        elif event["e"] == "lease" and event.get("ok"):
+            leased[event["key"]].append((event["pid"], event["t"]))
+    ended_with = set(last_sent.values())
+    left: set[str] = set()
+    for sms in record.sms:
+        sent = sent_events.get(sms["sid"])
+        if sent is None:
+            left.add(sms["sid"])
+            continue
+        pid, key = sent["pid"], sent["key"]
+        recorded = recorded_by.get((pid, sms["sid"]))
+        if recorded is None:
+            if sms["sid"] in ended_with:
+                left.add(sms["sid"])
+            continue
+        decided = max((t for t in decisions.get((pid, key), []) if t <= sent["t"]), default=-math.inf)
+        if any(other != pid and decided < t < recorded for other, t in leased[key]):
+            left.add(sms["sid"])
+    return left
 
 
 def _check_drained(record: SoakRecord, dead_sids: set[str | None], verdict: Verdict) -> None:

@@ -99,6 +99,9 @@ class SoakOptions:
         }
     )
     drain_timeout_seconds: float = 240.0
+    # The most duplicate SMS the verdict allows, as a share of those accepted; None: only the bound
+    # the run's own window openings set (checker.py), which a short run's few SMS call for.
+    duplicate_share_limit: float | None = None
     # Copy the workers' event logs, the stack's logs and the collected record here at the end ...
     keep_events_in: Path | None = None
     # ... or, only when the verdict fails, into a new directory under this one.
@@ -574,6 +577,7 @@ def _collect(
         liveness_delays=liveness["delays"],
         liveness_bound_seconds=liveness["bound"],
         liveness_missing=liveness["missing"],
+        duplicate_share_limit=options.duplicate_share_limit,
     )
 
 
@@ -631,6 +635,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rate", type=float, default=10.0, help="messages per second, at most")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--json", type=Path, help="also write the figures and violations here")
+    parser.add_argument(
+        "--max-duplicate-share",
+        type=float,
+        default=0.001,
+        help="the most duplicate SMS the verdict allows, as a share of those accepted (default 0.001: 0.1%%)",
+    )
     arguments = parser.parse_args(argv)
     options = SoakOptions(
         messages=arguments.messages,
@@ -641,6 +651,7 @@ def main(argv: list[str] | None = None) -> int:
         very_late_duplicates=max(15, arguments.messages // 100),
         poison=max(6, arguments.messages // 200),
         drain_timeout_seconds=600,
+        duplicate_share_limit=arguments.max_duplicate_share,
     )
     result = run_soak(options)
     print(result.report())
@@ -658,6 +669,7 @@ def main(argv: list[str] | None = None) -> int:
                         "workers": options.workers,
                         "seed": options.seed,
                         "rates": options.rates,
+                        "duplicate_share_limit": options.duplicate_share_limit,
                     },
                 },
                 indent=2,

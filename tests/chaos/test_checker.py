@@ -111,6 +111,80 @@ def test_a_duplicate_from_a_worker_killed_between_send_and_record_is_counted_not
     verdict = check(record)
     assert verdict.violations == []
     assert verdict.figures["duplicate SMS observed"] == 1
+    assert verdict.figures[WINDOW] == 1, "the one send the kill left unrecorded"
+
+
+WINDOW = "sends left in the duplicate window (the most duplicates there may be)"
+
+
+def _sent_again_while_the_first_sender_was_recording(*, taken_over: bool) -> SoakRecord:
+    """Worker 200 took SM2 first and sent Alice's result (SMc0), recording it at 9.1; worker 100
+    sent it again (SMc) at 5.7, having decided at its claim (5.5). With `taken_over`, worker 100
+    took the outbox lease at 5.65, worker 200 having stalled past it right after its send: the
+    window was open. Without, worker 100 sent it without the outbox."""
+    record = clean_record()
+    record.idempotency["SM2"]["delivered"][0] = "SMc0"  # worker 200's record, the later write
+    record.sms.append({"sid": "SMc0", "to": ALICE, "from": BOT, "body": ALICE_WON, "at": 5.35})
+    record.worker_events += [
+        {"e": "claim", "pid": 200, "t": 5.2, "key": "SM2", "ok": True},
+        {"e": "sent", "pid": 200, "t": 5.4, "key": "SM2", "sid": "SMc0", "to": ALICE, "body": ALICE_WON},
+        {"e": "recorded", "pid": 200, "t": 9.1, "key": "SM2", "index": 0, "outcome": "SMc0", "ok": True},
+    ]
+    if taken_over:
+        record.worker_events.append({"e": "lease", "pid": 100, "t": 5.65, "key": "SM2", "ok": True})
+    return record
+
+
+def test_a_send_recorded_only_after_another_attempt_took_its_outbox_over_may_be_sent_once_more() -> None:
+    verdict = check(_sent_again_while_the_first_sender_was_recording(taken_over=True))
+    assert verdict.violations == []
+    assert (verdict.figures["duplicate SMS observed"], verdict.figures[WINDOW]) == (1, 1)
+
+
+def test_a_copy_that_sends_while_the_first_sender_holds_the_outbox_exceeds_the_duplicate_bound() -> None:
+    violations = check(_sent_again_while_the_first_sender_was_recording(taken_over=False)).violations
+    assert (
+        "reply 0 of SM2 went out 2 times with 0 send(s) left in the window (accepted, and unrecorded "
+        "by its sender when another attempt could send it): 1 duplicate(s) from elsewhere"
+    ) in violations, violations
+
+
+def test_a_reply_one_attempt_sent_twice_is_a_violation_though_another_replys_window_was_open() -> None:
+    record = clean_record()
+    # Twilio's answer to Alice's challenge (SMb) was lost; a look found it later: a window opened.
+    record.worker_events = [event for event in record.worker_events if event.get("sid") != "SMb"]
+    # Worker 100 sends Alice's result twice in one attempt, and records the second.
+    record.sms.append({"sid": "SMc1", "to": ALICE, "from": BOT, "body": ALICE_WON, "at": 5.62})
+    record.worker_events.append(
+        {"e": "sent", "pid": 100, "t": 5.65, "key": "SM2", "sid": "SMc1", "to": ALICE, "body": ALICE_WON}
+    )
+    verdict = check(record)
+    assert verdict.figures[WINDOW] == 1, "SMb's lost answer"
+    assert any(
+        violation.startswith("reply 0 of SM2 went out 2 times with 0 send(s) left in the window")
+        for violation in verdict.violations
+    ), verdict.violations
+
+
+def _one_duplicate_in_five_sms(limit: float) -> SoakRecord:
+    record = clean_record()
+    record.duplicate_share_limit = limit
+    record.sms.append({"sid": "SMc0", "to": ALICE, "from": BOT, "body": ALICE_WON, "at": 5.9})
+    record.worker_events += [
+        {"e": "claim", "pid": 200, "t": 5.2, "key": "SM2", "ok": True},
+        {"e": "sent", "pid": 200, "t": 5.8, "key": "SM2", "sid": "SMc0", "to": ALICE, "body": ALICE_WON},
+        {"e": "kill", "pid": 200, "t": 5.85, "key": "SM2", "point": "after_send"},
+    ]
+    return record
+
+
+def test_duplicates_past_the_long_soaks_share_fail_it_even_inside_the_window() -> None:
+    violations = check(_one_duplicate_in_five_sms(0.001)).violations
+    assert violations == ["1 duplicate SMS of 5 accepted (20.00%): more than 0.1%"]
+
+
+def test_duplicates_up_to_the_share_allowed_pass() -> None:
+    assert check(_one_duplicate_in_five_sms(0.2)).violations == []
 
 
 def test_a_reply_sent_again_after_it_was_recorded_is_a_violation() -> None:

@@ -296,6 +296,12 @@ CLASSIFICATION: tuple[Rule, ...] = (
         checks=(PY + " -m tests.simulation --help",),
     ),
     Rule(
+        PY_RE + r" scripts/mutants\.py --constants( --group \w+)?( --module [\w/]+)*( --again)?",
+        Kind.LONG,
+        "mutation testing of module-level constants (minutes to an hour)",
+        checks=(PY + " scripts/mutants.py --help | grep -q -- --constants",),
+    ),
+    Rule(
         PY_RE + r" scripts/mutants\.py --group \w+( --module \w+)*( --again)?",
         Kind.LONG,
         "mutation testing of a group or some of its modules (minutes to hours)",

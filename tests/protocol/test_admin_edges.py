@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import time
 from dataclasses import replace
 from typing import Any
@@ -15,7 +16,7 @@ import boto3
 import pytest
 
 from serverless_rps.admin.errors import Refused
-from serverless_rps.admin.operations import ERASURE_REQUEST_PREFIX, Operator
+from serverless_rps.admin.operations import Operator
 from serverless_rps.observability import logger
 from serverless_rps_local.twilio_api import LocalTwilioApi
 from tests.conftest import ALICE, BOB, REGION, TABLES
@@ -98,7 +99,9 @@ def test_an_erasure_is_audited_as_the_opt_out_it_is(
     result = operator.erase(ALICE)
 
     assert (result["phone"], result["result"]) == ("+*******0001", "processed")
-    assert result["request"].startswith(ERASURE_REQUEST_PREFIX)
+    assert re.fullmatch(r"erasure-request-[0-9a-f]{32}", result["request"]), (
+        "an id the audit can be searched by"
+    )
     [audit] = [line for line in map(json.loads, output.getvalue().splitlines()) if line["message"] == "audit"]
     assert (audit["decision"], audit["rule"], audit["confirm"], audit["sender"]) == (
         "opt-out",

@@ -137,6 +137,58 @@ def test_a_replys_statuses_are_recorded_as_twilio_reports_them(
     ]
 
 
+@pytest.mark.parametrize(
+    ("status", "error_code", "metric"),
+    [
+        ("delivered", None, "RepliesDelivered"),
+        ("undelivered", 30007, "RepliesUndelivered"),
+        ("failed", 30008, "RepliesFailed"),
+    ],
+)
+def test_each_final_status_is_counted_under_its_own_metric_and_a_failure_by_its_error_code(
+    game: Game,
+    ingress: webhook.Ingress,
+    capsys: pytest.CaptureFixture[str],
+    status: str,
+    error_code: int | None,
+    metric: str,
+) -> None:
+    reply, sid = alice_says_help(game)
+    capsys.readouterr()
+    assert post(ingress, callback(reply, sid, status, error_code)) == 200
+    errors = (
+        []
+        if error_code is None
+        else [("DeliveryErrors", {"service": "serverless-rps", "error_code": str(error_code)})]
+    )
+    assert delivery_metrics(capsys.readouterr().out) == [(metric, {"service": "serverless-rps"}), *errors]
+
+
+def recorded_status(game: Game, reply: ReplyId) -> str:
+    return statuses_from(game.stored_record(SID))[reply.index].status
+
+
+@pytest.mark.parametrize("first", ["accepted", "queued"])
+def test_each_status_twilio_reports_on_the_way_replaces_the_one_before_it(
+    game: Game, ingress: webhook.Ingress, first: str
+) -> None:
+    """Twilio's order: accepted (through a Messaging Service) or queued, sending, sent, delivered."""
+    reply, sid = alice_says_help(game)
+    for status in (first, "sending", "sent", "delivered"):
+        assert post(ingress, callback(reply, sid, status)) == 200
+        assert recorded_status(game, reply) == status
+
+
+@pytest.mark.parametrize("final", ["delivered", "undelivered", "failed"])
+def test_a_final_status_is_replaced_by_no_other(game: Game, ingress: webhook.Ingress, final: str) -> None:
+    """Twilio sends one final status; a second one, if it ever came, would be a mistake."""
+    reply, sid = alice_says_help(game)
+    assert post(ingress, callback(reply, sid, final)) == 200
+    for later in ("delivered", "undelivered", "failed", "sent", "sending", "queued", "accepted"):
+        assert post(ingress, callback(reply, sid, later)) == 200
+    assert recorded_status(game, reply) == final
+
+
 def test_a_status_is_stored_as_the_table_formats_show_it_with_when_it_came(
     game: Game, ingress: webhook.Ingress, clock: Any
 ) -> None:
@@ -232,6 +284,53 @@ def test_a_send_never_recorded_is_learnt_from_its_callback_and_not_sent_again(
     )
     finished = game.stored_record(SID)
     assert "outbox" not in finished, "the redelivery finished the record: no numbers left in it"
+
+
+@pytest.mark.parametrize(
+    ("callbacks", "kept"),
+    [
+        ([("sent", None), ("delivered", None)], ("delivered", None)),
+        ([("undelivered", 30007)], ("undelivered", 30007)),
+        ([("failed", 30008), ("sent", None)], ("failed", 30008)),
+    ],
+    ids=["sent-then-delivered", "undelivered", "failed-then-late-sent"],
+)
+def test_a_callback_adds_its_status_to_an_opt_out_confirmation_but_never_replaces_its_sending_mark(
+    game: Game,
+    ingress: webhook.Ingress,
+    clock: Any,
+    callbacks: list[tuple[str, int | None]],
+    kept: tuple[str, int | None],
+) -> None:
+    """An opt-out confirmation is marked `sending` before it leaves, so that it goes at most once;
+    the invocation here dies after Twilio took it, before recording its SID. Twilio's callbacks
+    about it are news of its delivery, not its outcome: the mark stays what the record says."""
+    game.register((ALICE, "alice"))
+    sent_to_alice = len(game.sms.to(ALICE))
+    game.store.record_delivery = _dies_after_twilio_took_it  # type: ignore[method-assign]
+    with pytest.raises(Crash):
+        game.text(ALICE, "Stop.", sid=SID)
+    del game.store.record_delivery
+    reply, sid = game.sms.accepted[-1]
+    assert reply is not None
+    assert reply.key == SID
+    assert game.stored_record(SID)["delivered"]["M"][str(reply.index)] == {"S": "sending"}
+
+    for status, error_code in callbacks:
+        assert post(ingress, callback(reply, sid, status, error_code)) == 200
+        assert game.stored_record(SID)["delivered"]["M"][str(reply.index)] == {"S": "sending"}, status
+
+    recorded = statuses_from(game.stored_record(SID))[reply.index]
+    assert (recorded.sid, recorded.status, recorded.error_code) == (sid, *kept), (
+        "its status is kept beside it"
+    )
+    clock.tick(LEASE_SECONDS + 1)
+    assert game.text(ALICE, "Stop.", sid=SID) is Result.DUPLICATE
+    assert len(game.sms.to(ALICE)) == sent_to_alice + 1, "one confirmation, never two"
+
+
+def _dies_after_twilio_took_it(*args: object) -> None:
+    raise Crash
 
 
 def test_the_callback_of_a_send_the_record_does_not_name_changes_nothing(

@@ -142,6 +142,33 @@ def test_twilio_codes_are_classified_as_twilios_documentation_says(
     assert classify(code, status) is expected
 
 
+REFUSED, CONFIGURATION, TRANSIENT = (
+    TwilioFailure.REFUSED,
+    TwilioFailure.CONFIGURATION,
+    TwilioFailure.TRANSIENT,
+)
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        # This recipient or this message, for good (twilio.com/docs/api/errors).
+        *((code, REFUSED) for code in (21211, 21214, 21217, 21265, 21266, 21408, 21608, 21610, 21612)),
+        *((code, REFUSED) for code in (21614, 21617, 30003, 30004, 30005, 30006, 30007)),
+        # Our account, our sender or our Messaging Service: an operator acts.
+        *((code, CONFIGURATION) for code in (20003, 20005, 20404, 21212, 21606, 21659, 21660)),
+        *((code, CONFIGURATION) for code in (21701, 21703, 21704, 21705, 30002)),
+        # Busy or briefly broken.
+        *((code, TRANSIENT) for code in (14107, 20429, 20500, 20503, 21611, 30001)),
+    ],
+)
+def test_each_twilio_error_code_we_know_is_classified_as_its_documentation_says(
+    code: int, expected: TwilioFailure
+) -> None:
+    """Given with a 400, which alone would be retried: the code decides."""
+    assert classify(code, 400) is expected
+
+
 def test_every_classified_code_is_a_twilio_code_of_its_family() -> None:
     # 2xxxx: REST API errors; 3xxxx: delivery errors; 14xxx: messaging rate limits.
     assert all(10000 <= code < 40000 for code in TWILIO_ERRORS)

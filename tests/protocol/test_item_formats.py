@@ -7,6 +7,7 @@ different table even when this version reads its own writes back consistently.
 
 from __future__ import annotations
 
+import re
 import time
 from decimal import Decimal
 from typing import Any
@@ -140,6 +141,7 @@ def test_a_nickname_row_holds_the_name_as_typed_and_its_owner(game: Game) -> Non
 
 
 def test_the_lobby_holds_the_waiting_stranger_and_the_leaderboard_the_results(game: Game, clock: Any) -> None:
+    """Under keys no phone has, which sort after every E.164 number: `~lobby#NN` and `~leaderboard#NN`."""
     game.register((ALICE, "alice"), (BOB, "bob"))
     game.text(ALICE, "rock")
     alice = _plain(game.player(ALICE))
@@ -195,6 +197,7 @@ def test_a_strangers_budget_lives_on_its_contact_record_until_it_registers(game:
     }
     assert len(contact["recent_sids"]) == 2
     assert contact["reply_budget"]["level"] > 0
+    assert re.fullmatch(r"contact#[0-9a-f]{64}", contact["messageId"]), "a keyed hash of the number"
 
     game.text(STRANGER, "nick newcomer")
 

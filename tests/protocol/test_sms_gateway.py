@@ -271,6 +271,30 @@ def test_a_reply_sent_with_its_identity_gets_signed_status_callbacks_at_its_own_
     assert twilio.sent_messages()[-1]["status"] == final
 
 
+def test_a_reply_sent_through_a_messaging_service_still_gets_status_callbacks_at_its_own_url(
+    receiver: StatusReceiver,
+) -> None:
+    """The sender (the service in place of From) and the StatusCallback are chosen apart: a reply
+    through the service must still say where its statuses go, or no delivery is ever recorded."""
+    with LocalTwilioApi(TWILIO_ACCOUNT, TWILIO_TOKEN, messaging_services={MESSAGING_SERVICE: POOL}) as twilio:
+        twilio.callbacks.delay_seconds = 0
+        gateway = TwilioSmsGateway(
+            TWILIO_ACCOUNT, TWILIO_TOKEN, twilio.base_url, MESSAGING_SERVICE, receiver.url
+        )
+
+        sid = gateway.send(HELLO, ReplyId("SM" + "b" * 32, 3))
+        posts = receiver.wait_for(2)
+        [sent] = twilio.sent_messages()
+
+    assert sent["messaging_service_sid"] == MESSAGING_SERVICE, "sent through the service"
+    assert [url for url, _, _ in posts] == [f"{receiver.url}?key={'SM' + 'b' * 32}&index=3"] * 2
+    assert [(form["MessageSid"], form["MessageStatus"]) for _, form, _ in posts] == [
+        (sid, "sent"),
+        (sid, "delivered"),
+    ]
+    assert posts[0][1]["From"] in POOL, "from the number the service chose"
+
+
 def test_the_messages_list_reads_back_what_was_sent_newest_first(
     twilio: LocalTwilioApi, gateway: TwilioSmsGateway
 ) -> None:

@@ -11,6 +11,8 @@ import threading
 from collections.abc import Iterator
 
 import pytest
+from twilio.http.http_client import TwilioHttpClient
+from twilio.http.response import Response
 
 from serverless_rps.exceptions import ConfigurationProblem, SmsPermanentlyRefused, SmsTemporarilyFailed
 from serverless_rps.ports import ReplyId
@@ -120,10 +122,22 @@ def test_twilio_refusing_our_account_is_a_configuration_problem_tried_again_in_a
     ("status", "code", "says", "maybe_sent", "unclassified"),
     [
         (500, 20500, "Twilio failed with HTTP 500 code 20500", True, False),
+        (503, 20503, "Twilio failed with HTTP 503 code 20503", True, False),
         (429, 20429, "Twilio failed with HTTP 429 code 20429", False, False),
+        (429, 14107, "Twilio failed with HTTP 429 code 14107", False, False),
+        (400, 21611, "Twilio failed with HTTP 400 code 21611", False, False),
+        (400, 30001, "Twilio failed with HTTP 400 code 30001", False, False),
         (400, 99999, "Twilio failed with HTTP 400 code 99999", False, True),
     ],
-    ids=["server-error", "throttled", "unknown-code"],
+    ids=[
+        "server-error",
+        "unavailable",
+        "throttled",
+        "rate-limit",
+        "sender-queue-full",
+        "queue-overflow",
+        "unknown-code",
+    ],
 )
 def test_a_failed_send_says_what_twilio_answered_and_whether_it_may_have_sent(
     twilio: LocalTwilioApi,
@@ -154,6 +168,18 @@ def test_a_reply_twilio_refuses_for_good_names_the_masked_number_and_the_code(
         "Twilio refused the SMS to +*******0001: 21610",
         21610,
     )
+
+
+def test_without_a_local_api_a_send_goes_to_twilios_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[str] = []
+
+    def answer(self: TwilioHttpClient, method: str, url: str, *args: object, **kwargs: object) -> Response:
+        asked.append(url)
+        return Response(201, '{"sid": "SM' + "0" * 32 + '"}', {})
+
+    monkeypatch.setattr(TwilioHttpClient, "request", answer)
+    TwilioSmsGateway(TWILIO_ACCOUNT, TWILIO_TOKEN).send(HELLO)
+    assert asked == [f"https://api.twilio.com/2010-04-01/Accounts/{TWILIO_ACCOUNT}/Messages.json"]
 
 
 def test_twilio_is_given_five_seconds_to_answer_a_send() -> None:

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 from botocore.awsrequest import AWSResponse
-from botocore.exceptions import EndpointConnectionError
+from botocore.exceptions import ClientError, EndpointConnectionError
 
 from serverless_rps import replies
 from serverless_rps.exceptions import (
@@ -31,6 +31,7 @@ from serverless_rps.exceptions import (
 )
 from serverless_rps.game import LEADERBOARD_SHARDS, LOBBY_SHARDS, Decision
 from serverless_rps.game_store.delivery_status import DeliveryStatus, DeliveryStatusRecords
+from serverless_rps.game_store.errors import translated
 from serverless_rps.model import LOBBY_SWEEP_SECONDS
 from serverless_rps.ports import SENDING, CompletedRecord, OutboundSms
 from tests.conftest import (
@@ -201,6 +202,58 @@ def test_a_refused_request_names_its_step(
         call()
     assert type(raised.value) is kind
     assert str(raised.value) == message.format(action=action)
+
+
+def _refused(code: str) -> ClientError:
+    return ClientError({"Error": {"Code": code, "Message": "refused"}}, "GetItem")
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "ResourceNotFoundException",  # a table the settings name is not there
+        "AccessDeniedException",
+        "UnrecognizedClientException",
+        "InvalidSignatureException",
+        "MissingAuthenticationTokenException",
+        "ExpiredTokenException",
+        "KMSAccessDeniedException",  # the table's key, in KMS
+        "KMSDisabledException",
+        "KMSNotFoundException",
+    ],
+)
+def test_each_code_for_a_table_key_or_credentials_an_operator_must_fix_is_a_configuration_problem(
+    code: str,
+) -> None:
+    with pytest.raises(ConfigurationProblem) as raised, translated("read a player"):
+        raise _refused(code)
+    assert str(raised.value) == f"DynamoDB refused to read a player: {code}"
+    assert raised.value.retry_after == 60
+
+
+@pytest.mark.parametrize("code", ["ValidationException", "SerializationException"])
+def test_a_request_no_retry_can_fix_is_left_to_fail_as_the_bug_it_is(code: str) -> None:
+    with pytest.raises(ClientError) as raised, translated("read a player"):
+        raise _refused(code)
+    assert raised.value.response["Error"]["Code"] == code
+
+
+def test_asked_for_more_players_than_one_dynamodb_request_may_name_the_store_reads_the_first_100(
+    game: Game,
+) -> None:
+    """BatchGetItem takes 100 keys at most; no command needs more (Limits keep the lists shorter)."""
+    phones = [f"+1555077{number:04d}" for number in range(101)]
+    for number, phone in enumerate(phones):
+        game.dynamodb.put_item(
+            TableName=TABLES.game_state,
+            Item={
+                "phone_number": {"S": phone},
+                "player_id": {"S": f"p-{number}"},
+                "nickname": {"S": f"player{number}"},
+                "display_name": {"S": f"player{number}"},
+            },
+        )
+    assert sorted(game.store.get_players(phones)) == phones[:100]
 
 
 def test_a_configuration_error_asks_for_a_slow_retry_and_a_passing_one_for_a_quick_one(game: Game) -> None:

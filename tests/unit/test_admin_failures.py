@@ -80,6 +80,48 @@ def test_a_permission_aws_refuses_is_named_with_what_the_tool_needs(
     )
 
 
+_EXPIRED = "your AWS credentials have expired; renew them (`aws sso login`, or new keys)"
+_NOT_ACCEPTED = "AWS does not accept your credentials; check them (`aws sts get-caller-identity`)"
+_NOT_PERMITTED = (
+    "your credentials lack this permission (the tool reads, scans and changes the stack's tables and queues)"
+)
+_NOT_THERE = "the settings name a resource that is not there; check --stack and --region"
+
+
+@pytest.mark.parametrize(
+    ("code", "fix"),
+    [
+        ("ExpiredToken", _EXPIRED),
+        ("ExpiredTokenException", _EXPIRED),
+        ("RequestExpired", _EXPIRED),
+        ("UnrecognizedClientException", _NOT_ACCEPTED),
+        ("InvalidClientTokenId", _NOT_ACCEPTED),
+        ("InvalidSignatureException", _NOT_ACCEPTED),
+        ("SignatureDoesNotMatch", _NOT_ACCEPTED),
+        ("AuthFailure", _NOT_ACCEPTED),
+        ("AccessDenied", _NOT_PERMITTED),
+        ("AccessDeniedException", _NOT_PERMITTED),
+        ("ResourceNotFoundException", _NOT_THERE),
+        ("AWS.SimpleQueueService.NonExistentQueue", _NOT_THERE),
+        ("QueueDoesNotExist", _NOT_THERE),
+    ],
+)
+def test_each_error_code_aws_gives_for_credentials_permissions_or_resources_is_told_with_its_fix(
+    code: str, fix: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The codes differ by service (STS, DynamoDB, SQS, EC2's AuthFailure) for one cause each."""
+    refused = ClientError({"Error": {"Code": code, "Message": "no"}}, "Scan")
+    said = f"An error occurred ({code}) when calling the Scan operation: no"
+    assert _fails_with(refused, capsys) == f"error: {said}: {fix}\n"
+
+
+def test_an_error_code_with_no_known_fix_is_told_as_aws_said_it(capsys: pytest.CaptureFixture[str]) -> None:
+    refused = ClientError({"Error": {"Code": "ThrottlingException", "Message": "slow down"}}, "Scan")
+    assert _fails_with(refused, capsys) == (
+        "error: An error occurred (ThrottlingException) when calling the Scan operation: slow down\n"
+    )
+
+
 class _Named:
     """Stands for Operator where only the question asked is under test."""
 

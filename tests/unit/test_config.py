@@ -56,7 +56,9 @@ def test_replies_leave_from_the_number_texted_unless_a_messaging_service_is_set(
     assert settings.messaging_service_sid == MESSAGING_SERVICE
 
 
-@pytest.mark.parametrize("sid", ["PN" + "0" * 32, "MG123", "MG" + "A" * 32, "+15550100000"])
+@pytest.mark.parametrize(
+    "sid", ["PN" + "0" * 32, "MG123", "MG" + "A" * 32, "+15550100000", "MG" + "0" * 31, "MG" + "0" * 33]
+)
 def test_a_malformed_messaging_service_sid_is_refused_by_name(sid: str) -> None:
     with pytest.raises(ConfigurationError, match="TWILIO_MESSAGING_SERVICE_SID"):
         GameSettings.from_environment({**BASE, "TWILIO_MESSAGING_SERVICE_SID": sid})

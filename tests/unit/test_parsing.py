@@ -122,6 +122,25 @@ def test_a_stop_with_a_word_that_may_be_a_nickname_is_not_an_opt_out(word: str) 
     assert not isinstance(parse(f"alto {word}"), OptOut)
 
 
+@pytest.mark.parametrize(
+    ("name", "valid"),
+    [
+        ("bob", True),
+        ("x" * 15, True),
+        ("Ab_9", True),
+        ("bo", False),
+        ("x" * 16, False),
+        ("bob!", False),
+        ("bo b", False),
+        ("b\u00f3b", False),
+        ("\uff42\uff4f\uff42", False),
+    ],
+    ids=["three", "fifteen", "mixed", "two", "sixteen", "punctuation", "space", "accent", "full-width"],
+)
+def test_a_nickname_is_3_to_15_ascii_letters_digits_or_underscores(name: str, valid: bool) -> None:
+    assert is_valid_nickname(name) is valid
+
+
 @given(st.text(max_size=2500))
 def test_any_text_parses_to_a_command_without_raising(body: str) -> None:
     command = parse(body)
@@ -192,6 +211,18 @@ def test_an_opt_out_twilio_may_not_have_answered_asks_for_the_one_confirmation(
     body: str, expected: OptOut
 ) -> None:
     assert parse(body) == expected
+
+
+@pytest.mark.parametrize(
+    "invisible",
+    ["\u034f", "\u115f", "\u1160", "\u3164", "\uffa0"],
+    ids=["grapheme-joiner", "choseong-filler", "jungseong-filler", "hangul-filler", "half-width-filler"],
+)
+def test_a_stop_with_an_invisible_character_that_is_not_a_format_character_still_opts_out(
+    invisible: str,
+) -> None:
+    """Outside Unicode's format category, so not removed as one: each is removed by name."""
+    assert parse(f"st{invisible}op") == OptOut(True, "keyword-as-typed")
 
 
 @pytest.mark.parametrize("word", ["START", "UNSTOP", "YES"])

@@ -8,7 +8,7 @@ import io
 
 import boto3
 import pytest
-from botocore.exceptions import EndpointConnectionError
+from botocore.exceptions import ClientError, EndpointConnectionError
 
 from serverless_rps.admin import cli
 from serverless_rps.exceptions import ConfigurationProblem, QueueUnavailable, RetryLater
@@ -107,3 +107,57 @@ def test_shortening_the_wait_on_a_queue_that_is_not_there_is_a_configuration_pro
     missing = "https://sqs.us-east-1.amazonaws.com/123456789012/no-such-queue"
     with pytest.raises(ConfigurationProblem, match=r"SQS says AWS\.SimpleQueueService\.NonExistentQueue"):
         IncomingQueue(sqs, missing).redeliver_in("a-receipt-handle", 5)
+
+
+class _Refusing:
+    """An SQS client that answers every request with one error code; keeps what it was asked."""
+
+    def __init__(self, code: str | None = None) -> None:
+        self.code = code
+        self.visibility: list[int] = []
+
+    def send_message(self, **_: object) -> None:
+        raise ClientError({"Error": {"Code": self.code, "Message": "no"}}, "SendMessage")
+
+    def change_message_visibility(self, VisibilityTimeout: int, **_: object) -> None:  # noqa: N803
+        if self.code:
+            raise ClientError({"Error": {"Code": self.code, "Message": "no"}}, "ChangeMessageVisibility")
+        self.visibility.append(VisibilityTimeout)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "AWS.SimpleQueueService.NonExistentQueue",
+        "QueueDoesNotExist",
+        "AccessDenied",
+        "AccessDeniedException",
+        "InvalidClientTokenId",
+        "UnrecognizedClientException",
+        "KMS.AccessDeniedException",
+    ],
+)
+def test_each_code_for_a_queue_missing_or_refused_to_us_is_a_configuration_problem_retried_in_a_minute(
+    code: str,
+) -> None:
+    """SQS's codes differ between its query and JSON protocols, and KMS speaks for an encrypted queue."""
+    with pytest.raises(ConfigurationProblem) as problem:
+        IncomingQueue(_Refusing(code), "https://sqs.us-east-1.amazonaws.com/1/incoming").enqueue(
+            {"Body": "x"}
+        )
+    assert str(problem.value) == f"could not enqueue the inbound SMS: SQS says {code}"
+    assert problem.value.retry_after == 60
+
+
+def test_a_throttled_queue_is_an_outage_not_a_configuration_problem() -> None:
+    with pytest.raises(QueueUnavailable):
+        IncomingQueue(_Refusing("ThrottlingException"), "https://sqs/1/incoming").enqueue({"Body": "x"})
+
+
+def test_a_redelivery_asked_for_later_than_sqs_allows_comes_after_twelve_hours() -> None:
+    """SQS refuses a visibility timeout over 12 hours: a longer wait is asked for as 12 hours."""
+    sqs = _Refusing()
+    queue = IncomingQueue(sqs, "https://sqs.us-east-1.amazonaws.com/1/incoming")
+    queue.redeliver_in("handle", 3 * 24 * 60 * 60)
+    queue.redeliver_in("handle", 43_199.5)
+    assert sqs.visibility == [43_200, 43_200]

@@ -142,3 +142,28 @@ def test_gsm7_check_rejects_emoji_and_long_text() -> None:
     assert not replies.is_single_segment("hi 😀")
     assert not replies.is_single_segment("a" * 161)
     assert replies.is_single_segment("a" * 160)
+
+
+# GSM 03.38's default alphabet as the standard tables it, 16 septets a row (0x00-0x7F), with 0x1B
+# (the escape to the extension table) left out.
+GSM_03_38_BASIC = (
+    "@£$¥èéùìòÇ\nØø\rÅå"
+    "Δ_ΦΓΛΩΠΨΣΘΞÆæßÉ"
+    " !\"#¤%&'()*+,-./"
+    "0123456789:;<=>?"
+    "¡ABCDEFGHIJKLMNO"
+    "PQRSTUVWXYZÄÖÑÜ§"
+    "¿abcdefghijklmno"
+    "pqrstuvwxyzäöñüà"
+)
+
+
+@pytest.mark.parametrize("character", GSM_03_38_BASIC)
+def test_every_character_of_gsm_03_38s_basic_alphabet_costs_one_septet_of_a_segment(character: str) -> None:
+    assert replies.is_single_segment(character * 160)
+
+
+@pytest.mark.parametrize("character", ["€", "^", "{", "[", "~", "|", "\\", "ç", "á", "\u2019"])
+def test_a_character_of_the_escape_table_or_outside_gsm_7_does_not_fit(character: str) -> None:
+    """The escape table's (€ ^ { [ ~ | \\) cost two septets; the others are not GSM-7 at all."""
+    assert not replies.is_single_segment(character)
