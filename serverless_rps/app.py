@@ -111,6 +111,7 @@ class GameFunction:
             # Kept, with the reason, and acknowledged: it must never block or loop.
             self.dead_letters.park(record.get("body") or "", str(poison), record["messageId"])
             logger.error("poison message parked on the dead-letter queue", extra={"reason": str(poison)})
+            count("Records")
             count("DeadLetters")
             count_message("-", "poison")
             return
@@ -171,6 +172,7 @@ class GameFunction:
             )
             raise
         finally:
+            count("Records")  # one a record, summed per minute by CloudWatch as one a batch was
             count_message(command, outcome)
         tracer.put_annotation("result", outcome)
 
@@ -179,9 +181,7 @@ class GameFunction:
         the ones listed come back after their visibility timeout, the rest are deleted. A failing
         batch is never failed whole, which would bring back the records that succeeded."""
         failed = []
-        records = event.get("Records", [])
-        count("Records", len(records))
-        for record in records:
+        for record in event.get("Records", []):
             try:
                 self.handle_record(record)
             except Exception:  # noqa: BLE001 - logged in handle_record; SQS redelivers it
