@@ -1,5 +1,5 @@
 """`python -m bench.burst`: the reference burst (or another) through the real game function in
-virtual time; prints a summary and, with --json, writes every figure. docs/performance.md, "The
+virtual time; prints a summary and, with --json, writes every figure. docs/capacity.md, "The
 day it goes viral: the burst model", has the figures and what they mean."""
 
 from __future__ import annotations

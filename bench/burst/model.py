@@ -5,7 +5,7 @@ late duplicates come, and the soak's checker judges what was left (bench/chaos/c
 
 A replica (`sample` k > 1) plays 1/k of the phones with 1/k of every rate and capacity: the
 sender's rate, MaximumConcurrency, Lambda's scaling steps, and the hot-item counts named in
-`scaled_settings`. docs/performance.md says what that keeps and what it biases.
+`scaled_settings`. docs/capacity.md says what that keeps and what it biases.
 """
 
 from __future__ import annotations
