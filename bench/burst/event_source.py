@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bench.burst.latencies import Latencies
-from bench.burst.observations import Invocation, InvocationContext, Observations
+from bench.burst.observations import InvocationContext, Observations, ObservedInvocation
 from bench.burst.sqs import QueuedMessage, SimulatedQueue
 from bench.burst.virtual_time import Actor, Killed, Scheduler
 from serverless_rps.app import GameFunction
@@ -174,7 +174,7 @@ class EventSourceMapping:
                 if message.message_id not in failed:
                     self.queue.delete(message, message.receipt)
         self.observations.invocation(
-            Invocation(environment.number, start, ended_at, init_seconds, len(batch), timed_out)
+            ObservedInvocation(environment.number, start, ended_at, init_seconds, len(batch), timed_out)
         )
         if not timed_out:
             self._warm.append(environment)

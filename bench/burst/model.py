@@ -47,7 +47,7 @@ from serverless_rps_local.in_process import BOT_NUMBER, REGION, TABLES, create_t
 from serverless_rps_local.moto_expressions import install_expression_memory
 from serverless_rps_local.moto_rollback import light_transaction_rollback
 
-__all__ = ["EPOCH", "ModelOptions", "RunResult", "ScriptedText", "run"]
+__all__ = ["EPOCH", "BurstRun", "ModelOptions", "ScriptedText", "run"]
 
 # Virtual time 0 in epoch seconds (November 2026): what the engine's clock reads at the start.
 EPOCH = 1_795_300_000.0
@@ -87,7 +87,7 @@ class ModelOptions:
 
 
 @dataclass
-class RunResult:
+class BurstRun:
     options: ModelOptions
     deployment: Deployment
     latencies: Latencies
@@ -114,7 +114,7 @@ class _Discard(io.TextIOBase):
         return len(text)
 
 
-def run(options: ModelOptions) -> RunResult:
+def run(options: ModelOptions) -> BurstRun:
     cpu, wall = time.process_time(), time.perf_counter()
     with _quiet_engine(), _in_process_aws(), virtual_sdk_sleep(), cooperative_threads():
         result = _Run(options).play()
@@ -310,7 +310,7 @@ class _Run:
 
     # -- the run ---------------------------------------------------------------------------------
 
-    def play(self) -> RunResult:
+    def play(self) -> BurstRun:
         if self.options.script is not None:
             for text in self.options.script:
                 self.scheduler.call_at(
@@ -339,7 +339,7 @@ class _Run:
             if self.options.script is None
             else len({text.phone for text in self.options.script})
         )
-        return RunResult(
+        return BurstRun(
             self.options,
             self.deployment,
             self.latencies,

@@ -12,7 +12,7 @@ from typing import Any
 
 from bench.chaos.injection import protocol_step
 
-__all__ = ["Invocation", "InvocationContext", "Observations"]
+__all__ = ["InvocationContext", "Observations", "ObservedInvocation"]
 
 
 @dataclass
@@ -26,7 +26,7 @@ class InvocationContext:
 
 
 @dataclass(frozen=True)
-class Invocation:
+class ObservedInvocation:
     instance: int
     started_at: float
     ended_at: float
@@ -51,7 +51,7 @@ class Observations:
     # "killed at the timeout" for the records of an invocation Lambda stopped.
     retries: Counter[str] = field(default_factory=Counter)
     records_done: int = 0
-    invocations: list[Invocation] = field(default_factory=list)
+    invocations: list[ObservedInvocation] = field(default_factory=list)
     sqs_requests: Counter[str] = field(default_factory=Counter)  # by the function, by operation
     lock_pauses: int = 0  # the processor's lock backoff sleeps
     completed_at: dict[str, float] = field(default_factory=dict)  # sid -> when its record succeeded
@@ -169,7 +169,7 @@ class Observations:
     def record_failed(self, cause: str, records: int = 1) -> None:
         self.retries[cause] += records
 
-    def invocation(self, invocation: Invocation) -> None:
+    def invocation(self, invocation: ObservedInvocation) -> None:
         self.invocations.append(invocation)
 
     def retries_by_cause(self) -> dict[str, int]:

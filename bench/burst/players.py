@@ -310,12 +310,12 @@ _WRONG_FIRST_TEXTS = ("hi", "help", "rock", "hello?", "how do i play")
 
 
 @dataclass
-class Player:
+class CrowdPlayer:
     phone: str
     name: str
     impatient: bool
     starts_left: int
-    inviter: Player | None = None
+    inviter: CrowdPlayer | None = None
     brought: int = 0  # phones this one brought
     registered: bool = False
     done: bool = False
@@ -337,13 +337,13 @@ class Crowd:
     chance: random.Random
     # Posts one inbound SMS to the webhook: (phone, body, kind).
     text: Callable[[str, str, str], None]
-    players: dict[str, Player] = field(default_factory=dict)
+    players: dict[str, CrowdPlayer] = field(default_factory=dict)
 
     def arrive_over_the_window(self, until: float | None = None) -> None:
         """Schedule every new phone's first text; with `until`, only those of the phones that
         arrive before it (the same arrival curve, cut short)."""
         times = sorted(self._arrival() for _ in range(self.profile.phones))
-        arrived: list[tuple[float, Player]] = []
+        arrived: list[tuple[float, CrowdPlayer]] = []
         for number, at in enumerate(times):
             if until is not None and at >= until:
                 break
@@ -387,9 +387,9 @@ class Crowd:
 
     # -- one player ------------------------------------------------------------------------------
 
-    def _new_player(self, number: int) -> Player:
+    def _new_player(self, number: int) -> CrowdPlayer:
         phone = f"+1556{number:07d}"
-        player = Player(
+        player = CrowdPlayer(
             phone,
             self._nickname(),
             impatient=self.chance.random() < self.profile.resend_share,
@@ -409,13 +409,13 @@ class Crowd:
             name = f"{base}_{self.chance.randrange(1, 10_000)}"
         return name if is_valid_nickname(name) else f"{base}{self.chance.randrange(100, 1000)}"
 
-    def _first_text(self, player: Player) -> None:
+    def _first_text(self, player: CrowdPlayer) -> None:
         if self.chance.random() < self.profile.wrong_first_text_share:
             self._send(player, self.chance.choice(_WRONG_FIRST_TEXTS), "first text")
         else:
             self._send(player, f"nick {player.name}", "nick")
 
-    def _hear(self, player: Player, body: str) -> None:
+    def _hear(self, player: CrowdPlayer, body: str) -> None:
         player.replied_since_text = True
         meaning, name = heard(body)
         if meaning is Heard.REGISTERED:
@@ -445,12 +445,12 @@ class Crowd:
         elif meaning is Heard.OTHER:
             self._step_soon(player)
 
-    def _step_soon(self, player: Player, between_games: bool = False) -> None:
+    def _step_soon(self, player: CrowdPlayer, between_games: bool = False) -> None:
         if not player.step_due:
             player.step_due = True
             self._later(player, lambda: self._step(player), between_games)
 
-    def _step(self, player: Player) -> None:
+    def _step(self, player: CrowdPlayer) -> None:
         player.step_due = False
         if player.done or player.own_game:
             return
@@ -474,7 +474,7 @@ class Crowd:
                 player.opted_out = True
                 self._send(player, "STOP", "stop")
 
-    def _start_game(self, player: Player) -> None:
+    def _start_game(self, player: CrowdPlayer) -> None:
         player.starts_left -= 1
         move = self.chance.choice(_MOVES)
         roll = self.chance.random()
@@ -497,12 +497,12 @@ class Crowd:
 
         self.scheduler.call_later(self.profile.give_up_seconds, give_up)
 
-    def _answer(self, player: Player, challenger: str) -> None:
+    def _answer(self, player: CrowdPlayer, challenger: str) -> None:
         player.starts_left = max(0, player.starts_left - 1)
         player.answers_pending += 1
         self._send(player, f"{self.chance.choice(_MOVES)} {challenger}", "answer")
 
-    def _later(self, player: Player, action: Callable[[], None], between_games: bool = False) -> None:
+    def _later(self, player: CrowdPlayer, action: Callable[[], None], between_games: bool = False) -> None:
         """After the player's thought, or pause between games (from the reply reaching the phone)."""
         profile = self.profile
         if between_games:
@@ -511,7 +511,7 @@ class Crowd:
             median, sigma = profile.think_median_seconds, profile.think_sigma
         self.scheduler.call_later(self.chance.lognormvariate(0, sigma) * median, action)
 
-    def _send(self, player: Player, body: str, kind: str) -> None:
+    def _send(self, player: CrowdPlayer, body: str, kind: str) -> None:
         player.last_text, player.replied_since_text = body, False
         self.text(player.phone, body, kind)
         if player.impatient:
@@ -519,7 +519,7 @@ class Crowd:
                 self.profile.resend_after_seconds, lambda: self._resend_if_unanswered(player, body)
             )
 
-    def _resend_if_unanswered(self, player: Player, body: str) -> None:
+    def _resend_if_unanswered(self, player: CrowdPlayer, body: str) -> None:
         if not player.replied_since_text and player.last_text == body and not player.done:
             player.replied_since_text = True  # once
             self.text(player.phone, body, "resend")

@@ -12,7 +12,7 @@ import math
 from collections import Counter
 from typing import Any
 
-from bench.burst.model import SAMPLE_EVERY_SECONDS, RunResult
+from bench.burst.model import SAMPLE_EVERY_SECONDS, BurstRun
 from bench.cost import PRICES
 from bench.stats import percentile
 
@@ -22,7 +22,7 @@ _WEBHOOK_SECONDS = 0.025  # bench/cost.py's assumption for one webhook invocatio
 _WEBHOOK_MEMORY_GB = 0.25
 
 
-def figures(result: RunResult) -> dict[str, Any]:
+def figures(result: BurstRun) -> dict[str, Any]:
     options, deployment = result.options, result.deployment
     k = options.sample
     window = result.options.profile.arrival_seconds
@@ -192,7 +192,7 @@ def figures(result: RunResult) -> dict[str, Any]:
     }
 
 
-def _reply_delays(result: RunResult, *, handed_to_carrier: bool) -> list[tuple[float, float]]:
+def _reply_delays(result: BurstRun, *, handed_to_carrier: bool) -> list[tuple[float, float]]:
     """(posted at, delay) for each text that got a reply: from Twilio's POST to the webhook until
     the first reply to the sender left Twilio's queue for the carrier (`handed_to_carrier`), or
     until Twilio took it (any reply of that message if none was to the sender)."""
@@ -213,7 +213,7 @@ def _reply_delays(result: RunResult, *, handed_to_carrier: bool) -> list[tuple[f
     return delays
 
 
-def _never_answered(result: RunResult) -> int:
+def _never_answered(result: BurstRun) -> int:
     """Texts whose message never completed (lost or dead-lettered) or left unfinished."""
     return sum(1 for sid in result.inbound if sid not in result.observations.completed_at)
 
@@ -237,11 +237,11 @@ def _peak_rate(times: list[float], window: float) -> float:
     return round(max(buckets.values()) / window, 1)
 
 
-def _minutes(result: RunResult) -> list[dict[str, float]]:
+def _minutes(result: BurstRun) -> list[dict[str, float]]:
     return [sample for sample in result.samples if round(sample["t"]) % 60 == 0]
 
 
-def _rates_by_minute(result: RunResult) -> list[str]:
+def _rates_by_minute(result: BurstRun) -> list[str]:
     minutes = _minutes(result)
     k = result.options.sample
     return [
@@ -251,7 +251,7 @@ def _rates_by_minute(result: RunResult) -> list[str]:
     ]
 
 
-def _sustained(result: RunResult) -> float:
+def _sustained(result: BurstRun) -> float:
     """Texts completed a second, over the time the queue held any message."""
     busy = sum(1 for s in result.samples if s["visible"] + s["in_flight"] > 0) * 10.0
     return len(result.observations.completed_at) / busy if busy else 0.0

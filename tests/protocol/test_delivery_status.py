@@ -307,10 +307,10 @@ def test_a_callback_adds_its_status_to_an_opt_out_confirmation_but_never_replace
     about it are news of its delivery, not its outcome: the mark stays what the record says."""
     game.register((ALICE, "alice"))
     sent_to_alice = len(game.sms.to(ALICE))
-    game.store.record_delivery = _dies_after_twilio_took_it  # type: ignore[method-assign]
+    game.store.outboxes.record_delivery = _dies_after_twilio_took_it  # type: ignore[method-assign]
     with pytest.raises(Crash):
         game.text(ALICE, "Stop.", sid=SID)
-    del game.store.record_delivery
+    del game.store.outboxes.record_delivery
     reply, sid = game.sms.accepted[-1]
     assert reply is not None
     assert reply.key == SID

@@ -155,11 +155,13 @@ REFUSED, CONFIGURATION, TRANSIENT = (
         # This recipient or this message, for good (twilio.com/docs/api/errors).
         *((code, REFUSED) for code in (21211, 21214, 21217, 21265, 21266, 21408, 21608, 21610, 21612)),
         *((code, REFUSED) for code in (21614, 21617, 30003, 30004, 30005, 30006, 30007)),
+        # Too late to be worth sending: the sender's queue or the reply's ValidityPeriod ran over.
+        *((code, REFUSED) for code in (21611, 30001, 30036)),
         # Our account, our sender or our Messaging Service: an operator acts.
         *((code, CONFIGURATION) for code in (20003, 20005, 20404, 21212, 21606, 21659, 21660)),
         *((code, CONFIGURATION) for code in (21701, 21703, 21704, 21705, 30002)),
         # Busy or briefly broken.
-        *((code, TRANSIENT) for code in (14107, 20429, 20500, 20503, 21611, 30001)),
+        *((code, TRANSIENT) for code in (14107, 20429, 20500, 20503)),
     ],
 )
 def test_each_twilio_error_code_we_know_is_classified_as_its_documentation_says(

@@ -125,8 +125,6 @@ def test_twilio_refusing_our_account_is_a_configuration_problem_tried_again_in_a
         (503, 20503, "Twilio failed with HTTP 503 code 20503", True, False),
         (429, 20429, "Twilio failed with HTTP 429 code 20429", False, False),
         (429, 14107, "Twilio failed with HTTP 429 code 14107", False, False),
-        (400, 21611, "Twilio failed with HTTP 400 code 21611", False, False),
-        (400, 30001, "Twilio failed with HTTP 400 code 30001", False, False),
         (400, 99999, "Twilio failed with HTTP 400 code 99999", False, True),
     ],
     ids=[
@@ -134,8 +132,6 @@ def test_twilio_refusing_our_account_is_a_configuration_problem_tried_again_in_a
         "unavailable",
         "throttled",
         "rate-limit",
-        "sender-queue-full",
-        "queue-overflow",
         "unknown-code",
     ],
 )
