@@ -29,6 +29,7 @@ import botocore.session
 import freezegun
 import pytest
 from freezegun import freeze_time
+from hypothesis import settings
 from moto import mock_aws
 
 from serverless_rps.bootstrap import Engine
@@ -60,6 +61,12 @@ from serverless_rps_local.twilio_api import LocalTwilioApi
 # pytest's own clock measures how long each test took (--durations, and mutmut's ordering and
 # time limits, scripts/mutants.py): frozen, it reports days for a test that froze time ahead.
 freezegun.configure(extend_ignore_list=["_pytest.timing"])
+
+# No pass/fail test times anything: Hypothesis's per-example deadline (200 ms) is a timing, and on
+# a busy machine it failed a property that held. Examples still have to finish within the run's
+# timeout (pyproject.toml).
+settings.register_profile("untimed", deadline=None)
+settings.load_profile("untimed")
 
 # One botocore loader for the whole test process. Every boto3 session reads and parses the JSON
 # models of the services it makes clients for, about 70 ms of CPU a session; moto gives each test
