@@ -21,12 +21,19 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from serverless_rps.bootstrap import build_engine, build_queues
 from serverless_rps.config import GameSettings
-from serverless_rps.exceptions import ConfigurationProblem, PoisonMessage, RetryLater
+from serverless_rps.exceptions import CeilingReached, ConfigurationProblem, PoisonMessage, RetryLater
 from serverless_rps.message_queue import DeadLetterQueue, IncomingQueue
 from serverless_rps.observability import count, count_message, logger, metrics, tracer
 from serverless_rps.processing import InboundSms, MessageProcessor
 
-__all__ = ["GameFunction", "build_game_function", "inbound_sms", "lambda_handler"]
+__all__ = [
+    "HOLD_WITHIN_SECONDS",
+    "POSTPONE_WITHIN_SECONDS",
+    "GameFunction",
+    "build_game_function",
+    "inbound_sms",
+    "lambda_handler",
+]
 
 # A failed message comes back after at least this long, so a hot loop cannot form.
 _MIN_REDELIVERY_SECONDS = 1.0
@@ -36,6 +43,13 @@ _MIN_REDELIVERY_SECONDS = 1.0
 # dead-letters as any other: an hour of failures is no race. template.yaml's completed records
 # outlive this plus both queues' retention (tests/unit/test_template.py).
 POSTPONE_WITHIN_SECONDS = 60 * 60
+# A message past the daily SMS ceiling waits unplayed: it goes back to the queue as a new message,
+# whatever its receive count, until the ceiling lifts (at midnight UTC at the latest), while it is
+# younger than this since it reached us: a day, and an hour for the queue to drain after midnight.
+# Older, the ceiling was reached again before it was played: it is parked on the dead-letter queue
+# with its reason, for the operator. The completed records outlive this too.
+HOLD_WITHIN_SECONDS = 25 * 60 * 60
+_HELD_TOO_LONG = "held by the daily SMS ceiling for over a day"
 
 
 def inbound_sms(record: Mapping[str, Any]) -> InboundSms:
@@ -100,7 +114,7 @@ class GameFunction:
     # The incoming queue's maxReceiveCount (settings.max_receive_count), and the clock that ages
     # a message: a failure for now is postponed rather than dead-lettered (POSTPONE_WITHIN_SECONDS).
     max_receive_count: int = 8
-    clock: Callable[[], float] = time.time
+    clock: Callable[[], float] = lambda: time.time()  # looked up at each call: tests freeze it
 
     def handle_record(self, record: Mapping[str, Any]) -> None:
         """One SQS record of the event (Lambda's shape: messageId, receiptHandle, body, ...)."""
@@ -129,6 +143,16 @@ class GameFunction:
                 },
             )
             raise
+        except CeilingReached as held:
+            outcome = "retry"
+            try:
+                outcome = self._held(record, sms, held)
+            except RetryLater as failure:
+                logger.warning(
+                    "could not hold the message back; it will be retried", extra={"error": str(failure)}
+                )
+                raise
+            return  # acknowledged: the copy on the queue, or the dead letter, carries it on
         except RetryLater as retry:
             outcome = "retry"
             if self._postponed(record, sms, retry):
@@ -179,6 +203,26 @@ class GameFunction:
         )
         count("Postponed")
         return True
+
+    def _held(self, record: Mapping[str, Any], sms: InboundSms, held: CeilingReached) -> str:
+        """A message past the daily SMS ceiling goes back to the queue as a new message (its
+        receives never reach the dead-letter limit), visible again when the ceiling may have
+        lifted: at midnight UTC, or within SQS's 15 minutes of delay if the operator lifts it
+        sooner. Held longer than HOLD_WITHIN_SECONDS, it is parked on the dead-letter queue with
+        its reason. Raises RetryLater if neither can be done: it then comes back as any failure."""
+        count("HeldByCeiling")
+        received = sms.enqueued_at if sms.enqueued_at is not None else self.clock()
+        if self.clock() - received >= HOLD_WITHIN_SECONDS:
+            self.dead_letters.park(record.get("body") or "", _HELD_TOO_LONG, record["messageId"])
+            logger.warning("message parked on the dead-letter queue", extra={"reason": _HELD_TOO_LONG})
+            return "parked"
+        self.incoming.postpone(
+            record.get("body") or "",
+            delay_seconds=max(held.retry_after or 0.0, _MIN_REDELIVERY_SECONDS),
+            received_at=sms.enqueued_at,
+        )
+        logger.info("held by the daily SMS ceiling: back on the queue, unplayed, until it lifts")
+        return "held"
 
     def handle_batch(self, event: Mapping[str, Any], context: LambdaContext | None) -> dict[str, Any]:
         """Every record is reported on its own (the event source mapping's ReportBatchItemFailures):

@@ -115,6 +115,7 @@ def build_processor(
     from serverless_rps.outbox import Outbox
     from serverless_rps.processing import MessageProcessor
     from serverless_rps.reply_budget import BudgetPolicy
+    from serverless_rps.sms_ceiling import SmsCeiling
 
     outbox = Outbox(store.outboxes, sender, sent_log)
     processor = MessageProcessor(
@@ -124,6 +125,9 @@ def build_processor(
         lock_wait_seconds=settings.lock_wait_seconds,
         budget=BudgetPolicy(settings.reply_budget_burst, settings.reply_budget_per_hour),
         program=settings.program,
+        countries=settings.served_countries,
+        # One per execution environment: its cache of the day's count lives as long as it does.
+        ceiling=SmsCeiling(store, settings.daily_sms_ceiling),
     )
     return Engine(store, outbox, processor)
 

@@ -132,7 +132,7 @@ def test_each_timing_and_budget_is_read_from_its_own_variable() -> None:
 def test_unset_or_blank_timings_and_budgets_keep_their_documented_defaults() -> None:
     for env in (BASE, {**BASE, "LOCK_WAIT_SECONDS": " ", "REPLY_BUDGET_BURST": ""}):
         settings = GameSettings.from_environment(env)
-        assert _timings(settings) == (15, 25, 30, 18 * 86400, 7 * 86400, 1.5, 60, 180)
+        assert _timings(settings) == (15, 25, 30, 20 * 86400, 7 * 86400, 1.5, 60, 180)
 
 
 @pytest.mark.parametrize(
