@@ -80,15 +80,15 @@ class SmsCounters:
 
     def read(self, day: str) -> SmsCount:
         """Every shard of the day's counter and its lift, in one BatchGetItem (and again for any
-        key DynamoDB left unprocessed). Eventually consistent: the ceiling is a bound on a bill,
-        and each environment reads it again within seconds."""
+        key DynamoDB left unprocessed), strongly consistent like every read of the game's: 65
+        read units, once every few seconds per execution environment (sms_ceiling.py)."""
         wanted = [counter_key(day, shard) for shard in range(COUNTER_SHARDS)] + [lift_key(day)]
         keys = [{"messageId": {"S": key}} for key in wanted]
         items: dict[str, dict[str, Any]] = {}
         with translated("read the day's SMS count"):
             while keys:
                 response = self._dynamodb.batch_get_item(
-                    RequestItems={self._tables.idempotency: {"Keys": keys}}
+                    RequestItems={self._tables.idempotency: {"Keys": keys, "ConsistentRead": True}}
                 )
                 for item in response["Responses"].get(self._tables.idempotency, []):
                     items[item["messageId"]["S"]] = item
