@@ -19,9 +19,9 @@ answers SMS only), an over-long number.
 
 Calling codes are one to three digits and none is the start of another (ITU-T E.164), so the first
 listed code a number starts with is its country's. `1` is the whole of NANP: the US, Canada and
-the Caribbean countries that share +1 (Jamaica is +1 876). Telling those apart needs their area
-codes, which Twilio's Geo Permissions do: docs/deployment.md says how to allow the same countries
-there, so that Twilio itself refuses the rest (error 21408).
+the Caribbean countries that share +1 (Jamaica is +1 876): telling those apart needs their area
+codes. Twilio's Messaging Geo Permissions are the second gate: docs/deployment.md says how to
+allow the same countries there, so that Twilio itself refuses the rest (error 21408).
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ NANP_ONLY = ServedCountries()
     [
         "+15551110001",  # the US
         "+16135550123",  # Canada
-        "+18765550123",  # Jamaica: NANP too; Twilio's Geo Permissions tell it apart (docs/deployment.md)
+        "+18765550123",  # Jamaica: NANP too; Twilio's Geo Permissions are the gate for it
     ],
 )
 def test_a_nanp_number_is_served_by_default(address: str) -> None:
