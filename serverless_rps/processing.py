@@ -13,8 +13,8 @@
    `commands` (`CommandSpec` lists its phases in order): this module has no branch per command.
    Every message locks its sender: its reply budget is state the commit changes.
 3. **Decide** (pure, `game`): new player states, nickname rows, replies; then only the replies
-   the bot may send (none to a number not served) and, of those, the ones each recipient's reply
-   budget (pure, `reply_budget`) still allows.
+   that go out (pure, `outgoing`): none to a number not served, only an opt-out's confirmation
+   past the ceiling, and what each recipient's reply budget (`reply_budget`) still allows.
 4. **Commit** it all in one transaction: players (fenced on our leases, which the write also
    releases), nicknames, contact records, the day's SMS counter, and the idempotency record
    turning completed with the replies (the outbox), whose sending is leased to this attempt.
@@ -40,14 +40,14 @@ from typing import Any
 from serverless_rps import game, replies
 from serverless_rps.commands import CommandSpec, Facts, spec_for
 from serverless_rps.countries import ServedCountries
-from serverless_rps.exceptions import CeilingReached, LockContended, ReadsKeptChanging, StaleRead
-from serverless_rps.game import Reply
+from serverless_rps.exceptions import LockContended, ReadsKeptChanging, StaleRead
 from serverless_rps.observability import about, best_effort, count, logger
 from serverless_rps.outbox import Outbox, outbox_of
+from serverless_rps.outgoing import Outgoing, outgoing
 from serverless_rps.parsing import Command, parse
 from serverless_rps.ports import Claim, CompletedRecord, GameStore, LockedPlayer
-from serverless_rps.reply_budget import BudgetPolicy, ReplyBudget, apply_budget
-from serverless_rps.sms_ceiling import SmsCeiling, next_midnight
+from serverless_rps.reply_budget import BudgetPolicy
+from serverless_rps.sms_ceiling import SmsCeiling
 
 __all__ = ["InboundSms", "MessageProcessor", "Result"]
 
@@ -156,7 +156,8 @@ class MessageProcessor:
         """The daily ceiling, then lock, decide and commit, again from the start when a lock-free
         read was overtaken; the claim is given back if nothing was committed."""
         with self._given_back_unless_committed(claim):
-            past_ceiling = self._past_ceiling(spec)
+            opt_out = spec.erases_sender
+            past_ceiling = self._ceiling is not None and self._ceiling.past(self._clock(), opt_out=opt_out)
             for attempt in range(1, _STALE_READ_ATTEMPTS + 1):
                 try:
                     return self._apply_command(claim, sms, spec, past_ceiling)
@@ -176,17 +177,6 @@ class MessageProcessor:
         except BaseException:
             best_effort("abandon the claim", lambda: self._store.abandon(claim))
             raise
-
-    def _past_ceiling(self, spec: CommandSpec[Any]) -> bool:
-        """Whether the day's SMS ceiling is reached (sms_ceiling.py). Past it, an opt-out is still
-        played (erasure and its confirmation cannot wait); any other message raises CeilingReached
-        and waits unplayed until midnight UTC, or until the operator lifts the ceiling."""
-        now = self._clock()
-        if self._ceiling is None or not self._ceiling.reached(now):
-            return False
-        if not spec.erases_sender:
-            raise CeilingReached("the daily SMS ceiling is reached", retry_after=next_midnight(now) - now)
-        return True
 
     def _apply_command(
         self, claim: Claim, sms: InboundSms, spec: CommandSpec[Any], past_ceiling: bool
@@ -227,67 +217,28 @@ class MessageProcessor:
         past_ceiling: bool,
     ) -> CompletedRecord:
         now = self._clock()
-        decision, budgets = self._within_budgets(decision, sms.sender, locked, now, past_ceiling)
+        # Only the replies that go out (outgoing.py), charged to their recipients' budgets here,
+        # in this commit, so only once.
+        out = outgoing(
+            decision,
+            sms.sender,
+            sender_opted_in=next(held.opted_in for held in locked if held.phone == sms.sender),
+            budgets={held.phone: held.budget for held in locked},
+            now=now,
+            countries=self._countries,
+            past_ceiling=past_ceiling,
+            policy=self._budget,
+            program=self._program,
+        )
+        _report_held_back(out)
         # The opt-out confirmation's five minutes run from when the text reached us (the webhook
         # queued it), or from now if that is unknown. Replies leave from the number the player texted.
         received = min(sms.enqueued_at, now) if sms.enqueued_at is not None else now
-        outbox = outbox_of(decision.replies, sms.recipient, received)
-        record = self._store.commit(claim, locked, decision, outbox, budgets, now)
+        outbox = outbox_of(out.decision.replies, sms.recipient, received)
+        record = self._store.commit(claim, locked, out.decision, outbox, out.budgets, now)
         if self._ceiling is not None:
             self._ceiling.counted(len(outbox), now)  # the commit counted them: so does the cache
         return record
-
-    def _within_budgets(
-        self,
-        decision: game.Decision,
-        sender: str,
-        locked: Sequence[LockedPlayer],
-        now: float,
-        past_ceiling: bool,
-    ) -> tuple[game.Decision, dict[str, ReplyBudget]]:
-        """The decision with the opt-in confirmation a new phone's first reply needs, and only the
-        replies the bot may send (`_sendable`) that each recipient's budget allows (charged in
-        this commit, so only once)."""
-        if not next(held.opted_in for held in locked if held.phone == sender):
-            decision = game.with_opt_in_confirmation(decision, sender, self._program)
-        decision = self._sendable(decision, past_ceiling)
-        wanted = decision.replies
-        decision, budgets = apply_budget(
-            decision, {held.phone: held.budget for held in locked}, now, self._budget
-        )
-        # Replies the budget held back (dropped, or replaced by the one notice).
-        count("BudgetHits", len(wanted) - sum(1 for reply in decision.replies if reply in wanted))
-        if any(reply.opt_out_confirmation for reply in wanted) and not any(
-            reply.opt_out_confirmation for reply in decision.replies
-        ):
-            logger.warning("opt-out confirmation withheld by the reply budget")
-        # An opt-in confirmation the budget held back was not sent: the marker waits for one that is.
-        confirmation = replies.opt_in_confirmation(self._program)
-        opt_in = {
-            phone: opted_in
-            for phone, opted_in in decision.opt_in.items()
-            if not opted_in or Reply(phone, confirmation) in decision.replies
-        }
-        return replace(decision, opt_in=opt_in), budgets
-
-    def _sendable(self, decision: game.Decision, past_ceiling: bool) -> game.Decision:
-        """The replies the bot may send at all: none to a number outside the served countries
-        (a player who registered before the list changed, an opt-out's confirmation to one), and
-        past the daily ceiling, only an opt-out's confirmation (its goodbyes are not sent: the
-        counterparts find the game gone from GAMES)."""
-        served = tuple(reply for reply in decision.replies if self._countries.serves(reply.to))
-        if len(served) < len(decision.replies):
-            logger.info(
-                "replies to numbers outside the served countries are not sent",
-                extra={"replies": len(decision.replies) - len(served)},
-            )
-        sendable = tuple(reply for reply in served if reply.opt_out_confirmation or not past_ceiling)
-        if len(sendable) < len(served):
-            logger.warning(
-                "past the daily SMS ceiling: the opt-out sends only its confirmation",
-                extra={"replies": len(served) - len(sendable)},
-            )
-        return replace(decision, replies=sendable)
 
     @staticmethod
     def _lock_order(phones: Sequence[str]) -> list[str]:
@@ -336,3 +287,19 @@ class MessageProcessor:
                     raise
                 self._sleep(pause)
                 delay = min(delay * 2, _LOCK_BACKOFF_CAP_SECONDS)
+
+
+def _report_held_back(out: Outgoing) -> None:
+    """What a commit does not send, as logs and metrics."""
+    if out.not_served:
+        logger.info(
+            "replies to numbers outside the served countries are not sent", extra={"replies": out.not_served}
+        )
+    if out.past_ceiling:
+        logger.warning(
+            "past the daily SMS ceiling: the opt-out sends only its confirmation",
+            extra={"replies": out.past_ceiling},
+        )
+    count("BudgetHits", out.budget_hits)
+    if out.confirmation_withheld:
+        logger.warning("opt-out confirmation withheld by the reply budget")

@@ -30,6 +30,7 @@ import math
 import time
 from dataclasses import replace
 
+from serverless_rps.exceptions import CeilingReached
 from serverless_rps.ports import SmsCount, SmsCounts
 
 __all__ = ["CACHE_SECONDS", "DAY_SECONDS", "SmsCeiling", "next_midnight", "utc_day"]
@@ -76,6 +77,16 @@ class SmsCeiling:
         """Whether the day's SMS reached the ceiling, and the operator did not lift it today."""
         count = self.today(now)
         return not count.lifted and count.sent >= self.ceiling
+
+    def past(self, now: float, *, opt_out: bool) -> bool:
+        """Whether a message is played past the ceiling: an opt-out is (erasure and its one
+        confirmation cannot wait), and sends nothing else; any other message raises
+        CeilingReached, to wait unplayed until midnight UTC or the operator's lift."""
+        if not self.reached(now):
+            return False
+        if not opt_out:
+            raise CeilingReached("the daily SMS ceiling is reached", retry_after=next_midnight(now) - now)
+        return True
 
     def counted(self, sms: int, now: float) -> None:
         """This environment committed `sms` SMS at `now` (its commit counted them): the cached
