@@ -156,8 +156,10 @@ class MessageProcessor:
         """The daily ceiling, then lock, decide and commit, again from the start when a lock-free
         read was overtaken; the claim is given back if nothing was committed."""
         with self._given_back_unless_committed(claim):
-            opt_out = spec.erases_sender
-            past_ceiling = self._ceiling is not None and self._ceiling.past(self._clock(), opt_out=opt_out)
+            # Past the day's SMS ceiling an opt-out is played; any other message raises CeilingReached.
+            past_ceiling = self._ceiling is not None and self._ceiling.past(
+                self._clock(), opt_out=spec.erases_sender
+            )
             for attempt in range(1, _STALE_READ_ATTEMPTS + 1):
                 try:
                     return self._apply_command(claim, sms, spec, past_ceiling)
