@@ -247,6 +247,7 @@ class SmsCount:
     day: str  # YYYY-MM-DD, UTC
     sent: int
     lifted: bool = False
+    lifted_at: float | None = None  # when the operator lifted it (the first lift of the day)
 
 
 class SmsCounts(Protocol):

@@ -22,6 +22,9 @@ crosses it.
 message is not played and waits on the queue (app.py sends it back as a new message until the
 ceiling lifts); an opt-out is played, and sends only its confirmation. A message already committed
 (a redelivery) sends its replies whatever the ceiling: they were counted when committed.
+
+**Lifted** by the operator (`admin ceiling --lift`) for the rest of the UTC day: each execution
+environment sees the lift at its next read, and logs it once (WARNING, with when it was lifted).
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ import time
 from dataclasses import replace
 
 from serverless_rps.exceptions import CeilingReached
+from serverless_rps.observability import logger
 from serverless_rps.ports import SmsCount, SmsCounts
 
 __all__ = ["CACHE_SECONDS", "DAY_SECONDS", "SmsCeiling", "next_midnight", "utc_day"]
@@ -62,6 +66,7 @@ class SmsCeiling:
         self._read: SmsCount | None = None
         self._read_at = 0.0
         self._committed_since = 0  # SMS this environment's commits counted since the read
+        self._lift_logged: str | None = None  # the day whose lift this environment logged
 
     def today(self, now: float) -> SmsCount:
         """The day's count: read again once the cached one is older than the cache or of another day."""
@@ -71,7 +76,23 @@ class SmsCeiling:
             read = self._read = self._counts.sms_count(day)
             self._read_at = now
             self._committed_since = 0
+            if read.lifted and self._lift_logged != day:
+                self._log_lift(read)
         return replace(read, sent=read.sent + self._committed_since)
+
+    def _log_lift(self, read: SmsCount) -> None:
+        """The operator's lift, in the game function's log: once a day per execution environment,
+        at its first read that finds it (`admin ceiling --lift` writes only the day's item)."""
+        self._lift_logged = read.day
+        logger.warning(
+            "the daily SMS ceiling is lifted by the operator until midnight UTC",
+            extra={
+                "day": read.day,
+                "lifted_at": read.lifted_at,
+                "sms_sent": read.sent,
+                "ceiling": self.ceiling,
+            },
+        )
 
     def reached(self, now: float) -> bool:
         """Whether the day's SMS reached the ceiling, and the operator did not lift it today."""

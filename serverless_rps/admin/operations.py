@@ -289,6 +289,7 @@ class Operator:
             "ceiling": ceiling,
             "state": state,
             "meaning": _CEILING_STATES[state],
+            "lifted_at": None if count.lifted_at is None else _utc(count.lifted_at),
             "resets_in_seconds": round(next_midnight(now) - now),
         }
 
@@ -336,3 +337,8 @@ class Operator:
         )
         outcome = self.engine.processor.process(request)
         return {"phone": mask_phone(phone), "result": outcome.value, "request": request.message_sid}
+
+
+def _utc(moment: float) -> str:
+    """An epoch moment as the operator reads it: `2026-11-21T14:03:09Z`."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(moment))

@@ -96,7 +96,8 @@ class SmsCounters:
                 keys = unprocessed["Keys"] if unprocessed else []
         lift = items.pop(lift_key(day), {})
         sent = sum(int(item[_SMS]["N"]) for item in items.values() if _SMS in item)
-        return SmsCount(day, sent, lifted=_LIFTED_AT in lift)
+        lifted_at = float(lift[_LIFTED_AT]["N"]) if _LIFTED_AT in lift else None
+        return SmsCount(day, sent, lifted=lifted_at is not None, lifted_at=lifted_at)
 
     def lift(self, now: float) -> None:
         """Lift today's ceiling for the rest of the UTC day (the operator's `admin ceiling --lift`)."""

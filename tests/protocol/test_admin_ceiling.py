@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -17,6 +18,7 @@ from serverless_rps.sms_ceiling import CACHE_SECONDS
 from serverless_rps_local.twilio_api import LocalTwilioApi
 from tests.conftest import ALICE, BOB
 from tests.protocol.test_admin import _admin, _register, _text, deployed
+from tests.protocol.test_failure_visibility import json_log_lines
 
 __all__ = ["deployed"]
 
@@ -45,6 +47,7 @@ def test_ceiling_shows_todays_sms_against_the_ceiling(operator: Operator) -> Non
         "state": "reached",
     }
     assert shown["resets_in_seconds"] == 12 * 60 * 60, "at midnight UTC"
+    assert shown["lifted_at"] is None
 
 
 def test_lifting_the_ceiling_asks_first_then_the_held_text_is_played(
@@ -60,13 +63,23 @@ def test_lifting_the_ceiling_asks_first_then_the_held_text_is_played(
     status, output = _admin(operator, "ceiling", "--lift", answer="y")
 
     assert status == 0
-    assert json.loads(output)["state"] == "lifted"
+    assert {key: json.loads(output)[key] for key in ("state", "lifted_at")} == {
+        "state": "lifted",
+        "lifted_at": "2026-11-21T12:00:00Z",
+    }
     clock.tick(CACHE_SECONDS)  # the game function reads the day's count again
-    assert _text(THROW) == {"batchItemFailures": []}, "the held text comes back"
+    with json_log_lines() as lines:
+        assert _text(THROW) == {"batchItemFailures": []}, "the held text comes back"
+        assert _text(("SM" + "e" * 32, BOB, "score")) == {"batchItemFailures": []}
+    lifts = [line for line in lines if "lifted by the operator" in line["message"]]
+    assert len(lifts) == 1, "logged once a day by each execution environment"
+    [logged] = lifts
+    assert (logged["level"], logged["day"], logged["sms_sent"]) == ("WARNING", "2026-11-21", CEILING)
+    assert logged["lifted_at"] == datetime(2026, 11, 21, 12, tzinfo=UTC).timestamp()
     sent = [(message["to"], message["body"]) for message in twilio.sent_messages()]
     assert (BOB, challenge) in sent
     assert (ALICE, replies.throw_waiting("bob", Move.ROCK)) in sent
-    assert json.loads(_admin(operator, "ceiling")[1])["sms_sent"] == CEILING + 2, "counted all the same"
+    assert json.loads(_admin(operator, "ceiling")[1])["sms_sent"] == CEILING + 3, "counted all the same"
 
 
 def test_lifting_with_no_terminal_to_ask_on_needs_yes(
