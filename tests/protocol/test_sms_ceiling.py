@@ -20,7 +20,7 @@ from serverless_rps.app import HOLD_WITHIN_SECONDS
 from serverless_rps.exceptions import CeilingReached, RetryLater
 from serverless_rps.game_store.sms_counts import CEILING_PREFIX, COUNTER_SHARDS
 from serverless_rps.processing import Result
-from serverless_rps.rules import Move
+from serverless_rps.rules import Move, Outcome
 from serverless_rps.sms_ceiling import CACHE_SECONDS, utc_day
 from serverless_rps_local.in_process import TABLES
 from tests.conftest import ALICE, BOB, CAROL, FakeSms, Game, transient_failure
@@ -171,6 +171,51 @@ def test_a_held_message_goes_back_to_the_queue_whatever_its_receives_and_plays_o
     assert function.handle_batch({"Records": again}, None) == {"batchItemFailures": []}
     assert capped.sms.to(BOB).count(replies.challenged("alice")) == 1, "a copy or the original: once"
     assert len(copies) == 2
+
+
+def test_a_batch_that_crosses_the_ceiling_plays_up_to_it_and_holds_the_rest_none_failed(
+    dynamodb: Any, sms: FakeSms, queues: Queues, copies: list[dict[str, Any]], clock: Any
+) -> None:
+    """One batch of five: the text that crosses the ceiling is played whole (its replies are the
+    documented overshoot), the ones after it wait on the queue (one at its last receive before the
+    dead-letter queue), an opt-out among them is played; the batch reports no failure, and at
+    midnight the held texts are played once."""
+    ceiling = REGISTERED + 3
+    game = Game(dynamodb, sms, daily_sms_ceiling=ceiling)
+    game.register((ALICE, "alice"), (BOB, "bob"))
+    function = queues.function(game.processor)
+    carol_registers = queues.sms_body(CAROL, "nick carol")  # 2 SMS: 6 of 7
+    alice_throws = queues.sms_body(ALICE, "rock bob")  # 2 SMS: 8, over by one
+    bob_throws = queues.sms_body(BOB, "paper alice")  # held
+    carol_stops = queues.sms_body(CAROL, "please stop texting me")  # played: its confirmation only
+    alice_asks = queues.sms_body(ALICE, "score")  # held
+    event = queues.event(carol_registers, alice_throws, bob_throws, carol_stops, alice_asks)
+    event["Records"][2]["attributes"]["ApproximateReceiveCount"] = str(function.max_receive_count)
+    before = len(sms.sent)
+
+    assert function.handle_batch(event, None) == {"batchItemFailures": []}
+
+    assert [copy["MessageBody"] for copy in copies] == [bob_throws, alice_asks], "held, in order"
+    assert queues.dead_letters() == [], "its last receive does not dead-letter a held text"
+    assert [(reply.to, reply.body) for reply in sms.sent[before:]] == [
+        (CAROL, replies.opt_in_confirmation(replies.Program())),
+        (CAROL, replies.nick_registered("carol")),
+        (ALICE, replies.throw_waiting("bob", Move.ROCK)),
+        (BOB, replies.challenged("alice")),
+        (CAROL, CONFIRMATION),
+    ]
+    assert game.items_holding(CAROL) == [], "the opt-out erased her past the ceiling"
+    assert counted(game) == ceiling + 2, "over by the replies of the text that crossed it, and the opt-out's"
+    for held in (bob_throws, alice_asks):
+        assert game.message_record(json.loads(held)["MessageSid"]) is None, "nothing of it written"
+
+    clock.move_to("2026-11-22 00:00:01")
+    back = [{**_copy_as_received(copy), "messageId": f"copy-{index}"} for index, copy in enumerate(copies)]
+    assert function.handle_batch({"Records": back}, None) == {"batchItemFailures": []}
+    assert sms.to(BOB)[-1] == replies.result(Outcome.WIN, Move.PAPER, Move.ROCK, "alice")
+    assert replies.result(Outcome.LOSS, Move.ROCK, Move.PAPER, "bob") in sms.to(ALICE)
+    assert len(copies) == 2, "played: nothing held again"
+    assert counted(game) == 3, "the new day's: the result to each, and Alice's score"
 
 
 def test_the_operator_lifting_the_ceiling_lets_held_messages_play_within_seconds(
