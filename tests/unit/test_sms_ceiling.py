@@ -81,6 +81,26 @@ def test_a_lifted_day_is_never_past_its_ceiling() -> None:
     assert not SmsCeiling(counts, 10).past(NOON, opt_out=False)
 
 
+def test_each_environment_logs_the_operators_lift_once_a_day(caplog: pytest.LogCaptureFixture) -> None:
+    counts = FakeCounts()
+    counts.sent["2026-11-21"] = 12
+    ceiling = SmsCeiling(counts, 10)
+    assert ceiling.reached(NOON)
+
+    counts.lifted.add("2026-11-21")
+    for second in range(0, 60, int(CACHE_SECONDS)):  # read again every 5 s: logged at the first
+        assert not ceiling.reached(NOON + CACHE_SECONDS + second)
+    counts.lifted.add("2026-11-22")
+    ceiling.reached(MIDNIGHT)
+
+    lifts = [record for record in caplog.records if "lifted by the operator" in record.getMessage()]
+    assert [(record.levelname, record.day, record.sms_sent) for record in lifts] == [  # type: ignore[attr-defined]
+        ("WARNING", "2026-11-21", 12),
+        ("WARNING", "2026-11-22", 0),
+    ]
+    assert len(counts.reads) == 14
+
+
 def test_a_ceiling_below_one_is_refused() -> None:
     with pytest.raises(ValueError, match="at least 1"):
         SmsCeiling(FakeCounts(), 0)
