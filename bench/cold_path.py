@@ -36,12 +36,14 @@ __all__ = ["FLOOR_REQUESTS", "measure", "render"]
 ROOT = Path(__file__).resolve().parents[1]
 
 # What answering a first `help` takes, in order: the Twilio auth token from SSM (once per cold
-# start), the claim, the sender's lease, the sender's contact record (a stranger's number may be
-# waiting on replies), the commit, then each of the three SMS (the opt-in confirmation a new phone
+# start), the claim, the day's SMS count (once every 5 s per environment: the daily ceiling), the
+# sender's lease, the sender's contact record (a stranger's number may be waiting on replies), the
+# commit (the SMS counted in it), then each of the three SMS (the opt-in confirmation a new phone
 # gets first, HELP's program help and its commands) and its delivery record, and the contact record.
 FLOOR_REQUESTS = (
     "ssm.GetParameter",
     "dynamodb.PutItem",
+    "dynamodb.BatchGetItem",
     "dynamodb.UpdateItem",
     "dynamodb.GetItem",
     "dynamodb.TransactWriteItems",
@@ -110,6 +112,10 @@ dynamodb.put_item(
     Item={"messageId": key, "status": {"S": "IN_PROGRESS"}, "TTLEpochTimestamp": {"N": str(now + 30)}},
     ConditionExpression="attribute_not_exists(messageId)",
 )
+day = time.strftime("%Y-%m-%d", time.gmtime(now))
+counters = [{"messageId": {"S": f"ceiling#{day}#{shard:02d}"}} for shard in range(64)]
+lift = {"messageId": {"S": f"ceiling#{day}"}}
+dynamodb.batch_get_item(RequestItems={idempotency: {"Keys": [*counters, lift], "ConsistentRead": True}})
 dynamodb.update_item(
     TableName=players,
     Key={"phone_number": {"S": body["From"]}},
@@ -127,6 +133,8 @@ dynamodb.transact_write_items(
         {"Put": {"TableName": idempotency, "Item": {"messageId": key, "status": {"S": "COMPLETED"},
                  "outbox": {"L": outbox}}}},
         {"Put": {"TableName": players, "Item": {"phone_number": {"S": body["From"]}}}},
+        {"Update": {"TableName": idempotency, "Key": counters[0], "UpdateExpression": "ADD sms :n",
+                    "ExpressionAttributeValues": {":n": {"N": "3"}}}},
     ]
 )
 credentials = (os.environ["TWILIO_ACCOUNT_SID"] + ":" + token).encode()

@@ -21,12 +21,19 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from serverless_rps.bootstrap import Clockwork, build_engine, build_queues
 from serverless_rps.config import GameSettings
-from serverless_rps.exceptions import ConfigurationProblem, PoisonMessage, RetryLater
+from serverless_rps.exceptions import CeilingReached, ConfigurationProblem, PoisonMessage, RetryLater
 from serverless_rps.message_queue import DeadLetterQueue, IncomingQueue
 from serverless_rps.observability import count, count_message, logger, metrics, tracer
 from serverless_rps.processing import InboundSms, MessageProcessor
 
-__all__ = ["GameFunction", "build_game_function", "inbound_sms", "lambda_handler"]
+__all__ = [
+    "HOLD_WITHIN_SECONDS",
+    "POSTPONE_WITHIN_SECONDS",
+    "GameFunction",
+    "build_game_function",
+    "inbound_sms",
+    "lambda_handler",
+]
 
 # A failed message comes back after at least this long, so a hot loop cannot form.
 _MIN_REDELIVERY_SECONDS = 1.0
@@ -36,6 +43,13 @@ _MIN_REDELIVERY_SECONDS = 1.0
 # dead-letters as any other: an hour of failures is no race. template.yaml's completed records
 # outlive this plus both queues' retention (tests/unit/test_template.py).
 POSTPONE_WITHIN_SECONDS = 60 * 60
+# A message past the daily SMS ceiling waits unplayed: it goes back to the queue as a new message,
+# whatever its receive count, until the ceiling lifts (at midnight UTC at the latest), while it is
+# younger than this since it reached us: a day, and an hour for the queue to drain after midnight.
+# Older, the ceiling was reached again before it was played: it is parked on the dead-letter queue
+# with its reason, for the operator. The completed records outlive this too.
+HOLD_WITHIN_SECONDS = 25 * 60 * 60
+_HELD_TOO_LONG = "held by the daily SMS ceiling for over a day"
 
 
 def inbound_sms(record: Mapping[str, Any]) -> InboundSms:
@@ -100,7 +114,7 @@ class GameFunction:
     # The incoming queue's maxReceiveCount (settings.max_receive_count), and the clock that ages
     # a message: a failure for now is postponed rather than dead-lettered (POSTPONE_WITHIN_SECONDS).
     max_receive_count: int = 8
-    clock: Callable[[], float] = time.time
+    clock: Callable[[], float] = lambda: time.time()  # looked up at each call: tests freeze it
 
     def handle_record(self, record: Mapping[str, Any]) -> None:
         """One SQS record of the event (Lambda's shape: messageId, receiptHandle, body, ...)."""
@@ -116,6 +130,7 @@ class GameFunction:
             count_message("-", "poison")
             return
         command = type(sms.command).__name__  # parsed once: the processor reads the same command
+        body = record.get("body") or ""
         outcome = "unexpected_error"
         try:
             outcome = self.processor.process(sms).value
@@ -131,20 +146,41 @@ class GameFunction:
                 },
             )
             raise
+        except CeilingReached as held:
+            # Past the day's SMS ceiling (docs/protocol.md, "A bill with a ceiling"): back on the
+            # queue as a new message, unplayed, visible again when the ceiling may have lifted (at
+            # midnight UTC, or within SQS's 15 minutes of delay if the operator lifts it sooner), so
+            # its receives never reach the dead-letter limit. Held over HOLD_WITHIN_SECONDS, it is
+            # parked with its reason. If neither can be done, it fails as any message does.
+            count("HeldByCeiling")
+            received = sms.enqueued_at if sms.enqueued_at is not None else self.clock()
+            if self.clock() - received >= HOLD_WITHIN_SECONDS:
+                self.dead_letters.park(body, _HELD_TOO_LONG, record["messageId"])
+                logger.warning("message parked on the dead-letter queue", extra={"reason": _HELD_TOO_LONG})
+                outcome = "parked"
+                return
+            outcome = "retry"
+            try:
+                delay = max(held.retry_after or 0.0, _MIN_REDELIVERY_SECONDS)
+                self.incoming.postpone(body, delay_seconds=delay, received_at=sms.enqueued_at)
+            except RetryLater as failure:
+                logger.warning(
+                    "could not hold the message back; it will be retried", extra={"error": str(failure)}
+                )
+                raise
+            logger.info("held by the daily SMS ceiling: back on the queue, unplayed, until it lifts")
+            outcome = "held"
+            return  # acknowledged: the copy on the queue carries it on
         except RetryLater as retry:
             outcome = "retry"
-            # Come back soon rather than after the whole visibility timeout, but never at once.
-            seconds = max(retry.retry_after or 0.0, _MIN_REDELIVERY_SECONDS)
-            first_reached_us = sms.enqueued_at if sms.enqueued_at is not None else self.clock()
-            young = self.clock() - first_reached_us < POSTPONE_WITHIN_SECONDS
-            if receives >= self.max_receive_count - 1 and young:
-                # Its next failure would dead-letter it, yet it failed only for now: send it back
-                # as a new message instead. The game deduplicates on the SMS id: the copy is the
-                # same message to it, and it keeps when the SMS first reached the queue.
+            received = sms.enqueued_at if sms.enqueued_at is not None else self.clock()
+            if receives >= self.max_receive_count - 1 and self.clock() - received < POSTPONE_WITHIN_SECONDS:
+                # Its next failure would dead-letter it, yet it failed only for now and is young:
+                # send it back as a new message instead. The game deduplicates on the SMS id: the
+                # copy is the same message to it, and it keeps when the SMS first reached the queue.
                 try:
-                    copy = self.incoming.postpone(
-                        record.get("body") or "", delay_seconds=seconds, received_at=sms.enqueued_at
-                    )
+                    delay = max(retry.retry_after or 0.0, _MIN_REDELIVERY_SECONDS)
+                    copy = self.incoming.postpone(body, delay_seconds=delay, received_at=sms.enqueued_at)
                 except RetryLater as exc:
                     logger.warning("could not send the message back to the queue", extra={"error": str(exc)})
                 else:
@@ -159,6 +195,8 @@ class GameFunction:
                 "message will be retried", extra={"reason": str(retry), "retry_after": retry.retry_after}
             )
             if retry.retry_after is not None and record.get("receiptHandle"):
+                # Come back soon rather than after the whole visibility timeout, but never at once.
+                seconds = max(retry.retry_after, _MIN_REDELIVERY_SECONDS)
                 try:
                     self.incoming.redeliver_in(record["receiptHandle"], seconds)
                 except RetryLater as exc:

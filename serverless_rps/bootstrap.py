@@ -137,6 +137,7 @@ def build_processor(
     from serverless_rps.outbox import Outbox
     from serverless_rps.processing import MessageProcessor
     from serverless_rps.reply_budget import BudgetPolicy
+    from serverless_rps.sms_ceiling import SmsCeiling
 
     # Without a clockwork, the processor and the outbox keep their own (their parameters' defaults).
     timing: dict[str, Any] = vars(clockwork) if clockwork is not None else {}
@@ -160,6 +161,9 @@ def build_processor(
         budget=BudgetPolicy(settings.reply_budget_burst, settings.reply_budget_per_hour),
         program=settings.program,
         **timing,
+        countries=settings.served_countries,
+        # One per execution environment: its cache of the day's count lives as long as it does.
+        ceiling=SmsCeiling(store, settings.daily_sms_ceiling),
     )
     return Engine(store, outbox, processor)
 

@@ -12,7 +12,9 @@ Timing values and why (docs/protocol.md has the full reasoning; a test checks te
 * ``IN_PROGRESS_EXPIRY_SECONDS`` >= function timeout: a claim of a dead invocation is taken over
   once no live invocation can still own it.
 * ``COMPLETED_RECORD_SECONDS`` >= the longest a message can live in the queue plus its dead-letter
-  queue, so a late duplicate or a redriven message is still recognised.
+  queue, after the longest it may be sent back to the queue as a new message (held by the daily
+  SMS ceiling, app.HOLD_WITHIN_SECONDS), so a late duplicate or a redriven message is still
+  recognised.
 """
 
 from __future__ import annotations
@@ -22,10 +24,12 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from serverless_rps.countries import ServedCountries
 from serverless_rps.model import LOBBY_SWEEP_SECONDS
 from serverless_rps.replies import Program
 
 __all__ = [
+    "DEFAULT_DAILY_SMS_CEILING",
     "DEFAULT_METRICS_NAMESPACE",
     "ConfigurationError",
     "GameSettings",
@@ -40,6 +44,8 @@ DAY = 24 * 60 * 60
 # Where the game function's CloudWatch metrics go when POWERTOOLS_METRICS_NAMESPACE is unset
 # (the tests, the local stack); template.yaml sets ServerlessRps/<stack>.
 DEFAULT_METRICS_NAMESPACE = "ServerlessRps"
+# template.yaml's DailySmsCeiling default, sized in docs/deployment.md ("A bill with a ceiling").
+DEFAULT_DAILY_SMS_CEILING = 300_000
 
 
 class ConfigurationError(Exception):
@@ -106,7 +112,7 @@ class GameSettings:
     function_timeout_seconds: float = 15
     lock_lease_seconds: float = 25
     in_progress_expiry_seconds: float = 30
-    completed_record_seconds: float = 18 * DAY
+    completed_record_seconds: float = 20 * DAY
     challenge_expiry_seconds: float = 7 * DAY
     lock_wait_seconds: float = 1.5
     reply_budget_burst: int = 60
@@ -126,6 +132,12 @@ class GameSettings:
     # SQS's maxReceiveCount: a message that failed for now this many times would go to the
     # dead-letter queue next; the game function sends it back to the queue as a new one instead.
     max_receive_count: int = 8
+    # The countries the bot serves, by calling code (template.yaml's AllowedCountryCodes): a text
+    # from anywhere else is not played, and no reply goes anywhere else (countries.py).
+    served_countries: ServedCountries = field(default_factory=ServedCountries)
+    # The SMS the whole stack may send in a UTC day before it answers nothing but opt-outs
+    # (template.yaml's DailySmsCeiling; sms_ceiling.py).
+    daily_sms_ceiling: int = DEFAULT_DAILY_SMS_CEILING
 
     @classmethod
     def from_environment(cls, env: Mapping[str, str] | None = None) -> GameSettings:
@@ -156,6 +168,8 @@ class GameSettings:
             status_callback_url=env.get("STATUS_CALLBACK_URL", "").strip() or None,
             reply_validity_seconds=_number(env, "REPLY_VALIDITY_SECONDS", cls.reply_validity_seconds),
             max_receive_count=int(_number(env, "MAX_RECEIVE_COUNT", cls.max_receive_count)),
+            served_countries=_served_countries(env),
+            daily_sms_ceiling=_whole_number(env, "DAILY_SMS_CEILING", cls.daily_sms_ceiling),
         )
 
     def __post_init__(self) -> None:
@@ -261,6 +275,24 @@ def _messaging_service(env: Mapping[str, str]) -> str | None:
             f"TWILIO_MESSAGING_SERVICE_SID must be MG followed by 32 lowercase hex digits, got {sid!r}"
         )
     return sid
+
+
+def _whole_number(env: Mapping[str, str], name: str, default: int) -> int:
+    value = _number(env, name, default)
+    if value != int(value):
+        raise ConfigurationError(f"{name} must be a whole number, got {env.get(name, '').strip()!r}")
+    return int(value)
+
+
+def _served_countries(env: Mapping[str, str]) -> ServedCountries:
+    """ALLOWED_COUNTRY_CODES: calling codes, comma-separated (`1`, `1,44`); unset or blank, NANP."""
+    text = env.get("ALLOWED_COUNTRY_CODES", "").strip()
+    if not text:
+        return ServedCountries()
+    try:
+        return ServedCountries.parse(text)
+    except ValueError as exc:
+        raise ConfigurationError(f"ALLOWED_COUNTRY_CODES: {exc}") from exc
 
 
 def _program(env: Mapping[str, str]) -> Program:

@@ -7,6 +7,7 @@ These are the failures of the machinery, translated from SDK errors at the adapt
 from __future__ import annotations
 
 __all__ = [
+    "CeilingReached",
     "ClaimHeldElsewhere",
     "ClaimLost",
     "ConfigurationProblem",
@@ -50,6 +51,11 @@ class LockLost(RetryLater):
 
 class ClaimHeldElsewhere(RetryLater):
     """Another live invocation is processing the same inbound SMS right now."""
+
+
+class CeilingReached(RetryLater):
+    """The stack's daily SMS ceiling is reached: the message waits, unplayed, until it lifts
+    (`retry_after`: the seconds until midnight UTC, when it lifts by itself)."""
 
 
 class StaleRead(Exception):

@@ -3,9 +3,11 @@
 DynamoDB is two ports, one per side of the commit: `GameStore` is what the processor needs to
 claim a message, lock, read and commit (adapter: `game_store.DynamoGameStore`); `OutboxStore` is
 what the outbox needs to send a committed message's replies (adapter:
-`game_store.OutboxRecords`). Twilio is `SmsSender` and `SentSmsLog` (adapter:
-`sms_gateway.TwilioSmsGateway`). Tests use the real store on moto or DynamoDB Local, and either
-the real Twilio client against the local Twilio-compatible API or a hand-written fake sender.
+`game_store.OutboxRecords`). A third, small one, `SmsCounts`, reads the day's count of the SMS the
+commits wrote, for the daily ceiling (sms_ceiling.py; adapter: `game_store.DynamoGameStore`).
+Twilio is `SmsSender` and `SentSmsLog` (adapter: `sms_gateway.TwilioSmsGateway`). Tests use the
+real store on moto or DynamoDB Local, and either the real Twilio client against the local
+Twilio-compatible API or a hand-written fake sender.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ __all__ = [
     "ReplyId",
     "SentSms",
     "SentSmsLog",
+    "SmsCount",
+    "SmsCounts",
     "SmsSender",
 ]
 
@@ -233,3 +237,19 @@ class SentSmsLog(Protocol):
 
         Raises SmsTemporarilyFailed (the list cannot be read now) or ConfigurationProblem.
         """
+
+
+@dataclass(frozen=True)
+class SmsCount:
+    """The SMS the stack's commits put in outboxes on one UTC day, and whether the operator lifted
+    that day's ceiling (`admin ceiling --lift`)."""
+
+    day: str  # YYYY-MM-DD, UTC
+    sent: int
+    lifted: bool = False
+    lifted_at: float | None = None  # when the operator lifted it (the first lift of the day)
+
+
+class SmsCounts(Protocol):
+    def sms_count(self, day: str) -> SmsCount:
+        """The day's count as the commits wrote it, in one request. Raises StoreUnavailable."""

@@ -2,16 +2,22 @@
 
 1. **Claim** the idempotency record for the inbound SMS id (conditional put, short expiry).
    Already completed -> the outbox resumes it (sends only what was not sent yet), then stop.
+   A text from a number outside the served countries (countries.py) is not played: its claim is
+   completed with nothing to send, then stop (an opt-out is played: it erases). Past the daily
+   SMS ceiling (sms_ceiling.py), a message is not played either: it raises `CeilingReached`, the
+   claim is given back, and it waits on the queue (app.py); an opt-out is played, and sends only
+   its confirmation.
 2. **Lock** the sender and anyone else the message touches, in ascending phone order, reading
    each record in the request that takes its lease; then the shared records the locked records
    call for, after every phone. What to read and whom to lock is the command's description in
    `commands` (`CommandSpec` lists its phases in order): this module has no branch per command.
    Every message locks its sender: its reply budget is state the commit changes.
-3. **Decide** (pure, `game`): new player states, nickname rows, replies; then the reply budget
-   (pure, `reply_budget`) keeps the replies each recipient may still receive.
+3. **Decide** (pure, `game`): new player states, nickname rows, replies; then only the replies
+   that go out (pure, `outgoing`): none to a number not served, only an opt-out's confirmation
+   past the ceiling, and what each recipient's reply budget (`reply_budget`) still allows.
 4. **Commit** it all in one transaction: players (fenced on our leases, which the write also
-   releases), nicknames, contact records, and the idempotency record turning completed with the
-   replies (the outbox), whose sending is leased to this attempt.
+   releases), nicknames, contact records, the day's SMS counter, and the idempotency record
+   turning completed with the replies (the outbox), whose sending is leased to this attempt.
 5. **Deliver**: the outbox (outbox.py) sends the replies and records each one's fate.
 
 If anything fails before the commit, the `finally` blocks give back the leases and the claim
@@ -33,13 +39,15 @@ from typing import Any
 
 from serverless_rps import game, replies
 from serverless_rps.commands import CommandSpec, Facts, spec_for
+from serverless_rps.countries import ServedCountries
 from serverless_rps.exceptions import LockContended, ReadsKeptChanging, StaleRead
-from serverless_rps.game import Reply
 from serverless_rps.observability import about, best_effort, count, logger
 from serverless_rps.outbox import Outbox, outbox_of
+from serverless_rps.outgoing import Outgoing, outgoing
 from serverless_rps.parsing import Command, parse
 from serverless_rps.ports import Claim, CompletedRecord, GameStore, LockedPlayer
-from serverless_rps.reply_budget import BudgetPolicy, ReplyBudget, apply_budget
+from serverless_rps.reply_budget import BudgetPolicy
+from serverless_rps.sms_ceiling import SmsCeiling
 
 __all__ = ["InboundSms", "MessageProcessor", "Result"]
 
@@ -84,6 +92,7 @@ class Result(enum.Enum):
     PROCESSED = "processed"
     DUPLICATE = "duplicate"
     RESENT = "resent"
+    NOT_SERVED = "not_served"  # from a number outside the served countries: not played
 
 
 class MessageProcessor:
@@ -96,6 +105,8 @@ class MessageProcessor:
         lock_wait_seconds: float,
         budget: BudgetPolicy = BudgetPolicy(),  # noqa: B008 - frozen, safe to share
         program: replies.Program = replies.Program(),  # noqa: B008 - frozen, safe to share
+        countries: ServedCountries = ServedCountries(),  # noqa: B008 - frozen, safe to share
+        ceiling: SmsCeiling | None = None,
         clock: Callable[[], float] = lambda: time.time(),
         sleep: Callable[[float], None] = lambda seconds: time.sleep(seconds),
         new_id: Callable[[], str] = lambda: uuid.uuid4().hex,
@@ -106,6 +117,9 @@ class MessageProcessor:
         self._limits = limits
         self._budget = budget
         self._program = program
+        self._countries = countries
+        # None: no daily SMS ceiling (tests that are not about it); bootstrap.py always gives one.
+        self._ceiling = ceiling
         self._lock_wait = lock_wait_seconds
         self._clock = clock
         self._sleep = sleep
@@ -116,39 +130,65 @@ class MessageProcessor:
         """Claim, lock, decide, commit, deliver; or, for a message already committed, finish
         sending its replies."""
         spec = spec_for(sms.command)
+        served = spec.erases_sender or self._countries.serves(sms.sender)  # an opt-out always is
         with about(type(sms.command).__name__, sms.sender):
             attempt_id = self._new_id()
             claimed = self._store.claim(sms.idempotency_key, attempt_id, self._clock())
             if isinstance(claimed, Claim):
-                logger.info("processing")
-                record = self._apply(claimed, sms, spec)
-                self._outbox.deliver(record, attempt_id, sms.enqueued_at)
-                return Result.PROCESSED
+                return self._play(claimed, sms, spec, served, attempt_id)
             resent = self._outbox.resume(claimed, attempt_id, sms.enqueued_at)
             return Result.RESENT if resent else Result.DUPLICATE
 
+    def _play(
+        self, claim: Claim, sms: InboundSms, spec: CommandSpec[Any], served: bool, attempt_id: str
+    ) -> Result:
+        if not served:
+            self._leave_unplayed(claim)
+            return Result.NOT_SERVED
+        logger.info("processing")
+        record = self._apply(claim, sms, spec)
+        self._outbox.deliver(record, attempt_id, sms.enqueued_at)
+        return Result.PROCESSED
+
+    def _leave_unplayed(self, claim: Claim) -> None:
+        """A text from a number the bot does not serve (countries.py): not played, not answered.
+        Only its record is written, completed with nothing to send, so a redelivery is recognised."""
+        with self._given_back_unless_committed(claim):
+            self._store.commit(claim, (), game.Decision(), (), {}, self._clock())
+        logger.warning("a text from a number outside the served countries: not played, not answered")
+        count("NotServed")
+
     def _apply(self, claim: Claim, sms: InboundSms, spec: CommandSpec[Any]) -> CompletedRecord:
-        """Lock, decide and commit, again from the start when a lock-free read was overtaken;
-        the claim is given back if nothing was committed."""
-        committed = False
-        try:
+        """The daily ceiling, then lock, decide and commit, again from the start when a lock-free
+        read was overtaken; the claim is given back if nothing was committed."""
+        with self._given_back_unless_committed(claim):
+            # Past the day's SMS ceiling an opt-out is played; any other message raises CeilingReached.
+            past_ceiling = self._ceiling is not None and self._ceiling.past(
+                self._clock(), opt_out=spec.erases_sender
+            )
             for attempt in range(1, _STALE_READ_ATTEMPTS + 1):
                 try:
-                    record = self._apply_command(claim, sms, spec)
+                    return self._apply_command(claim, sms, spec, past_ceiling)
                 except StaleRead as stale:
                     if attempt == _STALE_READ_ATTEMPTS:
                         # Contention, not a fault: redeliver soon, as for a contended lock.
                         raise ReadsKeptChanging(str(stale), retry_after=1) from stale
                     logger.info("a lock-free read was overtaken mid-attempt; reading again")
-                    continue
-                committed = True
-                return record
             raise AssertionError("unreachable")
-        finally:
-            if not committed:
-                best_effort("abandon the claim", lambda: self._store.abandon(claim))
 
-    def _apply_command(self, claim: Claim, sms: InboundSms, spec: CommandSpec[Any]) -> CompletedRecord:
+    @contextmanager
+    def _given_back_unless_committed(self, claim: Claim) -> Iterator[None]:
+        """Give the claim back if the block fails (its last step is the commit: nothing was
+        committed), so that the retry need not wait for the claim to expire."""
+        try:
+            yield
+        except BaseException:
+            best_effort("abandon the claim", lambda: self._store.abandon(claim))
+            raise
+
+    def _apply_command(
+        self, claim: Claim, sms: InboundSms, spec: CommandSpec[Any], past_ceiling: bool
+    ) -> CompletedRecord:
         """One walk of the command's phases (`commands.CommandSpec`), in their order."""
         phone, command = sms.sender, sms.command
         looked_up = spec.look_up(command, phone, self._store, self._clock())
@@ -170,48 +210,43 @@ class MessageProcessor:
             decision = spec.decide(command, facts)
             if spec.erases_sender:
                 self._outbox.erase(phone)
-            record = self._commit(claim, sms, locked, decision)
+            record = self._commit(claim, sms, locked, decision, past_ceiling)
             if spec.audit is not None:
                 # Once per committed message (a redelivery finds it completed and never gets here).
                 logger.info("audit", extra=dict(spec.audit(command)))
             return record
 
     def _commit(
-        self, claim: Claim, sms: InboundSms, locked: Sequence[LockedPlayer], decision: game.Decision
+        self,
+        claim: Claim,
+        sms: InboundSms,
+        locked: Sequence[LockedPlayer],
+        decision: game.Decision,
+        past_ceiling: bool,
     ) -> CompletedRecord:
         now = self._clock()
-        decision, budgets = self._within_budgets(decision, sms.sender, locked, now)
+        # Only the replies that go out (outgoing.py), charged to their recipients' budgets here,
+        # in this commit, so only once.
+        out = outgoing(
+            decision,
+            sms.sender,
+            sender_opted_in=next(held.opted_in for held in locked if held.phone == sms.sender),
+            budgets={held.phone: held.budget for held in locked},
+            now=now,
+            countries=self._countries,
+            past_ceiling=past_ceiling,
+            policy=self._budget,
+            program=self._program,
+        )
+        _report_held_back(out)
         # The opt-out confirmation's five minutes run from when the text reached us (the webhook
         # queued it), or from now if that is unknown. Replies leave from the number the player texted.
         received = min(sms.enqueued_at, now) if sms.enqueued_at is not None else now
-        outbox = outbox_of(decision.replies, sms.recipient, received)
-        return self._store.commit(claim, locked, decision, outbox, budgets, now)
-
-    def _within_budgets(
-        self, decision: game.Decision, sender: str, locked: Sequence[LockedPlayer], now: float
-    ) -> tuple[game.Decision, dict[str, ReplyBudget]]:
-        """The decision with the opt-in confirmation a new phone's first reply needs, and only the
-        replies each recipient's budget allows (charged in this commit, so only once)."""
-        if not next(held.opted_in for held in locked if held.phone == sender):
-            decision = game.with_opt_in_confirmation(decision, sender, self._program)
-        wanted = decision.replies
-        decision, budgets = apply_budget(
-            decision, {held.phone: held.budget for held in locked}, now, self._budget
-        )
-        # Replies the budget held back (dropped, or replaced by the one notice).
-        count("BudgetHits", len(wanted) - sum(1 for reply in decision.replies if reply in wanted))
-        if any(reply.opt_out_confirmation for reply in wanted) and not any(
-            reply.opt_out_confirmation for reply in decision.replies
-        ):
-            logger.warning("opt-out confirmation withheld by the reply budget")
-        # An opt-in confirmation the budget held back was not sent: the marker waits for one that is.
-        confirmation = replies.opt_in_confirmation(self._program)
-        opt_in = {
-            phone: opted_in
-            for phone, opted_in in decision.opt_in.items()
-            if not opted_in or Reply(phone, confirmation) in decision.replies
-        }
-        return replace(decision, opt_in=opt_in), budgets
+        outbox = outbox_of(out.decision.replies, sms.recipient, received)
+        record = self._store.commit(claim, locked, out.decision, outbox, out.budgets, now)
+        if self._ceiling is not None:
+            self._ceiling.counted(len(outbox), now)  # the commit counted them: so does the cache
+        return record
 
     @staticmethod
     def _lock_order(phones: Sequence[str]) -> list[str]:
@@ -260,3 +295,19 @@ class MessageProcessor:
                     raise
                 self._sleep(pause)
                 delay = min(delay * 2, _LOCK_BACKOFF_CAP_SECONDS)
+
+
+def _report_held_back(out: Outgoing) -> None:
+    """What a commit does not send, as logs and metrics."""
+    if out.not_served:
+        logger.info(
+            "replies to numbers outside the served countries are not sent", extra={"replies": out.not_served}
+        )
+    if out.past_ceiling:
+        logger.warning(
+            "past the daily SMS ceiling: the opt-out sends only its confirmation",
+            extra={"replies": out.past_ceiling},
+        )
+    count("BudgetHits", out.budget_hits)
+    if out.confirmation_withheld:
+        logger.warning("opt-out confirmation withheld by the reply budget")

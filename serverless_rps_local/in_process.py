@@ -35,7 +35,7 @@ TABLES = TableNames("rps-game-state", "rps-nicknames", "rps-idempotency")
 CONTACT_KEY = b"local-contact-key"
 BOT_NUMBER = "+15550000000"
 # template.yaml's values, which are GameSettings' defaults: lease 25 s, in-progress 30 s,
-# completed 18 days (tests/unit/test_template.py checks the template's relations).
+# completed 20 days (tests/unit/test_template.py checks the template's relations).
 LEASE_SECONDS = GameSettings.lock_lease_seconds
 IN_PROGRESS_SECONDS = GameSettings.in_progress_expiry_seconds
 COMPLETED_SECONDS = GameSettings.completed_record_seconds

@@ -33,6 +33,7 @@ from hypothesis import settings
 from moto import mock_aws
 
 from serverless_rps.bootstrap import Engine
+from serverless_rps.countries import ServedCountries
 from serverless_rps.exceptions import SmsPermanentlyRefused, SmsTemporarilyFailed
 from serverless_rps.game import Limits, lobby_shard
 from serverless_rps.game_store import DynamoGameStore
@@ -42,6 +43,7 @@ from serverless_rps.parsing import nickname_skeleton
 from serverless_rps.ports import OutboundSms, ReplyId, SentSms, SentSmsLog, SmsSender
 from serverless_rps.processing import InboundSms, MessageProcessor, Result
 from serverless_rps.reply_budget import BudgetPolicy
+from serverless_rps.sms_ceiling import SmsCeiling
 from serverless_rps_local.dynamodb_local import DynamoDbEngine, DynamoDbLocal, selected_engine
 from serverless_rps_local.in_process import (
     BOT_NUMBER,
@@ -380,7 +382,11 @@ class Game:
         limits: Limits | None = None,
         sid_prefix: str = "0",
         budget: BudgetPolicy | None = None,
+        countries: ServedCountries | None = None,
+        daily_sms_ceiling: int | None = None,
     ) -> None:
+        """`countries` the processor serves (NANP, as deployed, by default); `daily_sms_ceiling`
+        gives it the day's ceiling (`ceiling`), as bootstrap.py does (none by default)."""
         self.dynamodb = dynamodb
         self.sms = sms
         self.strict = RequestsDynamoDbWouldRefuse(dynamodb)
@@ -388,6 +394,7 @@ class Game:
         # Ids from a counter (player ids decide which leaderboard shard holds a line): the same
         # game played twice has the same ids, and drivers sharing tables keep apart by prefix.
         ids = itertools.count(1)
+        self.ceiling = SmsCeiling(self.store, daily_sms_ceiling) if daily_sms_ceiling is not None else None
         self.engine = new_engine(
             self.store,
             sms,
@@ -395,6 +402,8 @@ class Game:
             lock_wait_seconds=0.2,
             sleep=lambda _: None,
             budget=budget or BudgetPolicy(),
+            countries=countries or ServedCountries(),
+            ceiling=self.ceiling,
             new_id=lambda: f"{sid_prefix}{next(ids):031x}",
         )
         self.processor = self.engine.processor

@@ -40,7 +40,7 @@ from bench.burst.virtual_time import Killed, Scheduler, cooperative_threads, cur
 from bench.chaos.checker import Inbound, SoakRecord, Verdict, check
 from serverless_rps import app
 from serverless_rps.bootstrap import Clockwork
-from serverless_rps.game_store import CONTACT_PREFIX
+from serverless_rps.game_store import CEILING_PREFIX, CONTACT_PREFIX
 from serverless_rps.observability import logger
 from serverless_rps.parsing import OPT_OUT_WORDS
 from serverless_rps_local.in_process import BOT_NUMBER, REGION, TABLES, create_tables
@@ -389,7 +389,7 @@ class _Run:
         records = {}
         for item in stored_items(TABLES.idempotency):
             key = item["messageId"]["S"]
-            if key.startswith(CONTACT_PREFIX):
+            if key.startswith((CONTACT_PREFIX, CEILING_PREFIX)):  # not messages: contacts, SMS counts
                 continue
             stored = [
                 (entry["M"]["to"]["S"], entry["M"]["from"]["S"], entry["M"]["body"]["S"])

@@ -42,7 +42,7 @@ from twilio.request_validator import RequestValidator
 from bench.chaos.checker import Inbound, SoakRecord, Verdict, check, describe_delays, reply_delays
 from bench.chaos.players import Players
 from serverless_rps import replies
-from serverless_rps.game_store import CONTACT_PREFIX
+from serverless_rps.game_store import CEILING_PREFIX, CONTACT_PREFIX
 from serverless_rps_local import dev_account
 from serverless_rps_local.simulator import inbound_parameters
 from serverless_rps_local.stack import GAME_FUNCTION, LocalStack, StackOptions, repository_root
@@ -515,8 +515,8 @@ def _idempotency(stack: LocalStack, event_directory: Path) -> dict[str, dict[str
     committed = _committed_outboxes(event_directory)
     for item in _scan(stack.aws("dynamodb"), stack.template.table("IdempotencyTable").name):
         key = item["messageId"]["S"]
-        if key.startswith(CONTACT_PREFIX):
-            continue  # a contact record (reply budget, pending replies), not a message
+        if key.startswith((CONTACT_PREFIX, CEILING_PREFIX)):
+            continue  # a contact record (reply budget, pending replies) or an SMS counter, not a message
         stored = [
             (entry["M"]["to"]["S"], entry["M"]["from"]["S"], entry["M"]["body"]["S"])
             for entry in item.get("outbox", {}).get("L", [])

@@ -224,6 +224,19 @@ def _parser() -> argparse.ArgumentParser:
     verify.add_argument(
         "--timeout", type=parse_duration, default=120.0, metavar="DURATION", help="default 120s"
     )
+    ceiling = commands.add_parser(
+        "ceiling",
+        help="today's SMS count against the daily SMS ceiling (reads only); with --lift, CHANGES: lifts it",
+        description="Reads the day's SMS counters (UTC) and the ceiling (the stack's DailySmsCeiling). "
+        "Past the ceiling the bot answers only opt-outs, and every other text waits on the queue, "
+        "unplayed, until midnight UTC. --lift lifts it for the rest of the UTC day: the texts held "
+        "back are played, and answered, as they come back (within 15 minutes).",
+    )
+    ceiling.add_argument(
+        "--lift",
+        action="store_true",
+        help="CHANGES: lift today's ceiling until midnight UTC (held texts are answered: sends SMS)",
+    )
     commands.add_parser(
         "campaign",
         help="what the A2P 10DLC campaign registration asks for, from the bot's own replies (reads only)",
@@ -384,6 +397,15 @@ def _run(arguments: argparse.Namespace, operator: Operator, ask: Callable[[str],
             if _confirm(arguments, ask, f"Release the lease on {_named(arguments.player, phone)}.{warning}")
             else None
         )
+    if command == "ceiling" and arguments.lift:
+        today = operator.ceiling()
+        prompt = (
+            f"Lift today's SMS ceiling ({today['sms_sent']} of {today['ceiling']} sent) until midnight UTC: "
+            "the texts held back will be played and answered."
+        )
+        return operator.lift_ceiling() if _confirm(arguments, ask, prompt) else None
+    if command == "ceiling":
+        return operator.ceiling()
     if command == "verify":
         return _verify(arguments, operator)
     if command == "erase":

@@ -24,10 +24,16 @@ from serverless_rps.observability import mask_phone
 from serverless_rps.parsing import nickname_skeleton
 from serverless_rps.ports import CompletedRecord, LockedPlayer
 from serverless_rps.processing import InboundSms, Result
+from serverless_rps.sms_ceiling import next_midnight, utc_day
 
 __all__ = ["Operator", "Refused"]
 
 ERASURE_REQUEST_PREFIX = "erasure-request-"
+_CEILING_STATES = {
+    "open": "the bot answers every text",
+    "reached": "the bot answers only opt-outs; other texts wait on the queue until midnight UTC or a lift",
+    "lifted": "lifted by an operator for the rest of the day: the bot answers every text",
+}
 
 
 @dataclass
@@ -36,7 +42,7 @@ class Operator:
     engine: Engine
     sqs: Any
     cloudwatch: Any
-    clock: Callable[[], float] = field(default=time.time)
+    clock: Callable[[], float] = field(default=lambda: time.time())  # looked up at each call
 
     @classmethod
     def connect(cls, settings: GameSettings, session: boto3.session.Session | None = None) -> Operator:
@@ -269,6 +275,30 @@ class Operator:
     def _dead_letter_queue(self) -> DeadLetterReview:
         return DeadLetterReview(self.settings, self.sqs, self.clock)
 
+    # -- the daily SMS ceiling -------------------------------------------------------------------------
+
+    def ceiling(self) -> dict[str, Any]:
+        """Today's SMS (UTC), as the commits counted them, against the daily ceiling."""
+        now = self.clock()
+        count = self.store.sms_count(utc_day(now))
+        ceiling = self.settings.daily_sms_ceiling
+        state = "lifted" if count.lifted else "reached" if count.sent >= ceiling else "open"
+        return {
+            "day": count.day,
+            "sms_sent": count.sent,
+            "ceiling": ceiling,
+            "state": state,
+            "meaning": _CEILING_STATES[state],
+            "lifted_at": None if count.lifted_at is None else _utc(count.lifted_at),
+            "resets_in_seconds": round(next_midnight(now) - now),
+        }
+
+    def lift_ceiling(self) -> dict[str, Any]:
+        """Lift today's ceiling until midnight UTC: texts held back are played as they come back
+        (within 15 minutes), and answered."""
+        self.store.lift_ceiling(self.clock())
+        return self.ceiling()
+
     # -- players' leases and erasure ----------------------------------------------------------------
 
     def unlock(self, phone: str, *, force: bool) -> dict[str, Any]:
@@ -307,3 +337,8 @@ class Operator:
         )
         outcome = self.engine.processor.process(request)
         return {"phone": mask_phone(phone), "result": outcome.value, "request": request.message_sid}
+
+
+def _utc(moment: float) -> str:
+    """An epoch moment as the operator reads it: `2026-11-21T14:03:09Z`."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(moment))

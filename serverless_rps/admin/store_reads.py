@@ -13,6 +13,7 @@ from typing import Any
 
 from serverless_rps.game import Player
 from serverless_rps.game_store import (
+    CEILING_PREFIX,
     COMPLETED,
     CONTACT_PREFIX,
     IN_PROGRESS,
@@ -89,10 +90,11 @@ class StoreReads:
             yield _player_row(item)
 
     def scan_messages(self) -> Iterator[StoredMessage]:
-        """Every message's idempotency record, contact records left out (a table scan)."""
+        """Every message's idempotency record, contact records and the SMS counters left out (a
+        table scan)."""
         for item in self._scan(self._tables.idempotency):
             key = item["messageId"]["S"]
-            if key.startswith(CONTACT_PREFIX) or "status" not in item:
+            if key.startswith((CONTACT_PREFIX, CEILING_PREFIX)) or "status" not in item:
                 continue
             status = item["status"]["S"]
             claim_expiry = item.get("in_progress_expiration", {}).get("N")

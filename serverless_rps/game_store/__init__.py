@@ -20,10 +20,12 @@ from serverless_rps.game_store.errors import translated
 from serverless_rps.game_store.items import budget_from, player_from_item
 from serverless_rps.game_store.messages import COMPLETED, IN_PROGRESS, completed_record
 from serverless_rps.game_store.outboxes import OutboxRecords
+from serverless_rps.game_store.sms_counts import CEILING_PREFIX
 from serverless_rps.game_store.store import DynamoGameStore
 from serverless_rps.game_store.tables import TableNames
 
 __all__ = [
+    "CEILING_PREFIX",
     "COMPLETED",
     "CONTACT_PREFIX",
     "IN_PROGRESS",

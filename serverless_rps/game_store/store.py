@@ -10,10 +10,11 @@ the commit (docs/protocol.md, "Table formats", has one chapter per record):
 * contacts.py    the contact record of a number (keyed hash): a stranger's budget, pending replies
 * game_state.py  players and shared records: leases, lock-free reads, fenced writes
 * nicknames.py   who owns a name
+* sms_counts.py  the day's SMS counters, for the daily ceiling: added to in the commit
 * items.py       the game-state rows' item formats; errors.py, the SDK's errors translated
 
 This face assembles the commit: players and shared records (fenced), nicknames, contact records,
-the completed claim, in one TransactWriteItems.
+the day's SMS counter, the completed claim, in one TransactWriteItems.
 """
 
 from __future__ import annotations
@@ -31,8 +32,9 @@ from serverless_rps.game_store.game_state import GameStateRows
 from serverless_rps.game_store.messages import MessageRecords
 from serverless_rps.game_store.nicknames import NicknameRows
 from serverless_rps.game_store.outboxes import OutboxRecords
+from serverless_rps.game_store.sms_counts import SmsCounters
 from serverless_rps.game_store.tables import TableNames, TransactItem
-from serverless_rps.ports import Claim, CompletedRecord, LockedPlayer, OutboundSms
+from serverless_rps.ports import Claim, CompletedRecord, LockedPlayer, OutboundSms, SmsCount
 from serverless_rps.reply_budget import ReplyBudget
 
 __all__ = ["DynamoGameStore"]
@@ -74,6 +76,7 @@ class DynamoGameStore:
             dynamodb_client, tables, self._contacts, lock_lease_seconds=lock_lease_seconds
         )
         self._nicknames = NicknameRows(dynamodb_client, tables)
+        self._sms_counters = SmsCounters(dynamodb_client, tables)
         # The outbox's store (outbox.py's `Outbox` holds it): the same tables and contact records.
         self.outboxes = outboxes(
             dynamodb_client, tables, self._contacts, lock_lease_seconds=lock_lease_seconds
@@ -119,6 +122,15 @@ class DynamoGameStore:
     def release(self, locked: LockedPlayer) -> None:
         self._game_state.release(locked)
 
+    # -- the day's SMS count (the daily ceiling) -----------------------------------------------
+
+    def sms_count(self, day: str) -> SmsCount:
+        return self._sms_counters.read(day)
+
+    def lift_ceiling(self, now: float) -> None:
+        """Lift today's SMS ceiling for the rest of the UTC day (the operator's tool)."""
+        self._sms_counters.lift(now)
+
     # -- the commit --------------------------------------------------------------------------
 
     def commit(
@@ -131,12 +143,14 @@ class DynamoGameStore:
         now: float,
     ) -> CompletedRecord:
         """One TransactWriteItems: players and shared records (releasing their leases), nicknames,
-        contact records, the completed record.
+        contact records, the outbox's SMS added to the day's counter, the completed record.
 
         Every write to a locked row is fenced: it happens only if we still hold that row's lease
         and the lease has not expired. The idempotency record completes only if our claim is still
         ours. The request token makes an SDK retry of a commit whose response was lost succeed
-        instead of failing its own conditions.
+        instead of failing its own conditions. The SMS are counted in the same transaction, so a
+        message is counted if and only if its outbox is committed: once, whatever the crashes and
+        redeliveries.
         """
         changes = contact_changes(locked, decision, outbox, budgets)
         transaction: list[TransactItem] = [
@@ -146,6 +160,7 @@ class DynamoGameStore:
                 self._contacts.write(phone, change, claim.key, now)
                 for phone, change in sorted(changes.items())
             ),
+            *([self._sms_counters.count(claim.key, len(outbox), now)] if outbox else []),
             self._messages.completion(claim, outbox, now),
         ]
         items = [entry.request for entry in transaction]

@@ -59,8 +59,9 @@ _ENTRY_POINTS = (
 _EVENT_SOURCE = "serverless_rps_local.event_source"
 
 # The operator's commands that only read (cli.py's help says "(reads only)"); every other one
-# changes something and needs the read-write policy.
-READ_ONLY_COMMANDS = ("status", "player", "dlq list", "outbox pending", "campaign")
+# changes something and needs the read-write policy. A command that changes something only with
+# an option is two: `ceiling` reads, `ceiling --lift` changes (the option's help says "CHANGES:").
+READ_ONLY_COMMANDS = ("status", "player", "dlq list", "outbox pending", "ceiling", "campaign")
 
 # The command line's own dispatch: the function after these says what a command does.
 _DISPATCH = frozenset({"serverless_rps.admin.cli:main", "serverless_rps.admin.cli:_run"})
@@ -77,6 +78,8 @@ _CONNECTING = (
     "unlock",
     "erase",
     "verify",
+    "ceiling",
+    "ceiling --lift",
 )
 OPERATOR_FUNCTIONS: Mapping[str, tuple[str, ...]] = {
     # Every command but campaign connects: the stack's settings (--stack), then the Twilio token.
@@ -99,6 +102,8 @@ OPERATOR_FUNCTIONS: Mapping[str, tuple[str, ...]] = {
     "serverless_rps.admin.operations:Operator.resend": ("outbox resend",),
     "serverless_rps.admin.operations:Operator.unlock": ("unlock",),
     "serverless_rps.admin.operations:Operator.erase": ("erase", "verify"),
+    "serverless_rps.admin.operations:Operator.ceiling": ("ceiling", "ceiling --lift"),
+    "serverless_rps.admin.operations:Operator.lift_ceiling": ("ceiling --lift",),
     "serverless_rps.admin.cli:_verify": ("verify",),
     "serverless_rps.admin.locate:stack_output": ("verify",),
 }

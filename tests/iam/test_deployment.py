@@ -132,14 +132,24 @@ def test_a_placeholder_that_is_no_output_of_the_stack_is_refused() -> None:
 
 
 def _command_helps(parser: argparse.ArgumentParser, prefix: str = "") -> dict[str, str]:
-    """Each command of the tool (`dlq list` for a command's action) and its one-line help."""
+    """Each command of the tool (`dlq list` for a command's action) and its one-line help; a
+    command with an option whose help says "CHANGES:" is also that command with the option
+    (`ceiling --lift`), with the option's help."""
     helps: dict[str, str] = {}
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for choice in action._choices_actions:
                 name = f"{prefix}{choice.dest}"
-                below = _command_helps(action.choices[choice.dest], f"{name} ")
+                command = action.choices[choice.dest]
+                below = _command_helps(command, f"{name} ")
                 helps.update(below or {name: choice.help or ""})
+                helps.update(
+                    {
+                        f"{name} {option.option_strings[0]}": option.help
+                        for option in command._actions
+                        if option.help and option.help.startswith("CHANGES:")
+                    }
+                )
     return helps
 
 

@@ -13,6 +13,7 @@ import pytest
 import requests
 
 from serverless_rps import replies
+from serverless_rps.config import DEFAULT_DAILY_SMS_CEILING, GameSettings
 from serverless_rps_local import dev_account
 from serverless_rps_local.saved_state import StateDirectory, StateInUse
 from serverless_rps_local.simulator import inbound_parameters
@@ -184,6 +185,21 @@ def test_the_functions_run_with_the_templates_environment_and_local_endpoints(st
     )
     assert stack.simulator is not None
     assert webhook["PUBLIC_WEBHOOK_URL"] == stack.simulator.webhook_url
+
+
+def test_the_page_adds_phones_the_templates_country_list_serves_under_its_daily_ceiling(
+    stack: LocalStack,
+) -> None:
+    """`make play` reads template.yaml's defaults: the game serves NANP, and every phone the page
+    adds (and the development account's) is a +1 number, so the simulator is answered."""
+    assert stack.simulator is not None
+    settings = GameSettings.from_environment(stack.function("GameFunction").environment)
+    added = [stack.simulator.add_phone() for _ in range(3)]
+
+    assert settings.served_countries.calling_codes == ("1",)
+    assert settings.daily_sms_ceiling == DEFAULT_DAILY_SMS_CEILING
+    assert all(settings.served_countries.serves(phone) for phone in added)
+    assert all(settings.served_countries.serves(phone) for phone in dev_account.FIRST_PHONE_NUMBERS)
 
 
 def test_game_state_queued_messages_and_sent_sms_are_kept_between_runs(tmp_path: Path) -> None:

@@ -409,7 +409,13 @@ def test_every_read_the_tool_makes_is_strongly_consistent(deployed: Any, twilio:
     operator = _connected(session)
     operator.store.lock(CAROL, "a-dead-lock", time.time() - 3600)
 
-    for argv in (["status"], ["player", BOB], ["--yes", "unlock", CAROL], ["--yes", "outbox", "resend", sid]):
+    for argv in (
+        ["status"],
+        ["player", BOB],
+        ["ceiling"],
+        ["--yes", "unlock", CAROL],
+        ["--yes", "outbox", "resend", sid],
+    ):
         assert _admin(operator, *argv)[0] == 0, argv
 
     assert {operation for operation, _ in reads} == {"GetItem", "BatchGetItem", "Scan"}

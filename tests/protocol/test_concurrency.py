@@ -10,17 +10,19 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
+from datetime import UTC, datetime
 from typing import Any
 
 import boto3
 import pytest
 
 from serverless_rps import replies
-from serverless_rps.exceptions import RetryLater
+from serverless_rps.exceptions import CeilingReached, RetryLater
 from serverless_rps.game import lobby_shard
 from serverless_rps.parsing import nickname_skeleton
 from serverless_rps.processing import InboundSms, MessageProcessor
 from serverless_rps.rules import Move, Outcome
+from serverless_rps.sms_ceiling import CACHE_SECONDS, SmsCeiling, utc_day
 from serverless_rps_local.moto_rollback import light_transaction_rollback
 from serverless_rps_local.serialized_moto import SerializedMotoServer
 from tests.conftest import (
@@ -276,3 +278,85 @@ def test_many_lobby_throws_at_once_pair_each_player_exactly_once_and_never_with_
     for phone, (other,) in opponents.items():
         assert opponents[phone_named[other]] == [names[phone]], "pairs are mutual"
     assert len(waiting) == 4
+
+
+# -- the daily SMS ceiling at its edge ----------------------------------------------------------------
+
+ENVIRONMENTS = 4
+SMS_PER_TEXT = 3  # a new phone's `help`: the opt-in confirmation, the help, the commands
+ROUNDS = 20  # one text per environment each second, all four at once
+# The day's SMS left under the ceiling when the test starts: 2 SMS past what the environments
+# commit in the cache's first 5 seconds, so that it falls just after each has read the day's count
+# again, and only their own commits since (added to their cached count) can stop them in time.
+HEADROOM = ENVIRONMENTS * SMS_PER_TEXT * int(CACHE_SECONDS) + 2
+# docs/deployment.md ("A bill with a ceiling"): the stack goes over by what its other
+# environments commit within the cache's seconds, and by the replies of the text that crosses it.
+MARGIN = (ENVIRONMENTS - 1) * SMS_PER_TEXT * int(CACHE_SECONDS) + SMS_PER_TEXT
+
+
+def test_environments_texting_at_once_at_the_ceiling_overshoot_it_by_no_more_than_the_documented_margin(
+    server_endpoint: str,
+) -> None:
+    """Four execution environments, each with its own client and its own cache of the day's count,
+    each playing a text a second, all at the same moment, across the ceiling: the day's count
+    stops within MARGIN over it, every text after is held (nothing of it written, ready to be
+    played when the ceiling lifts), and the count is exactly the SMS that went out."""
+    sms = FakeSms()
+    now = [datetime(2026, 6, 1, 12, tzinfo=UTC).timestamp()]  # a day no other test of the module counts
+    day = utc_day(now[0])
+    session = boto3.session.Session(
+        aws_access_key_id="testing", aws_secret_access_key="testing", region_name=REGION
+    )
+    client = session.client("dynamodb", endpoint_url=server_endpoint)
+    reader = new_store(client)
+    ceiling = reader.sms_count(day).sent + HEADROOM
+
+    def environment() -> MessageProcessor:
+        store = new_store(
+            boto3.session.Session(
+                aws_access_key_id="testing", aws_secret_access_key="testing", region_name=REGION
+            ).client("dynamodb", endpoint_url=server_endpoint)
+        )
+        return new_processor(
+            store, sms, lock_wait_seconds=0.5, ceiling=SmsCeiling(store, ceiling), clock=lambda: now[0]
+        )
+
+    environments = [environment() for _ in range(ENVIRONMENTS)]
+    played: list[InboundSms] = []
+    held: list[InboundSms] = []
+
+    def deliver(processor: MessageProcessor, message: InboundSms) -> None:
+        for _ in range(MAX_DELIVERIES):
+            try:
+                processor.process(message)
+            except CeilingReached:
+                held.append(message)
+                return
+            except RetryLater:  # a conflict on a counter's shard, or on a lock: SQS would redeliver
+                time.sleep(0.01)
+                continue
+            played.append(message)
+            return
+        raise AssertionError(f"{message.body!r} was never processed in {MAX_DELIVERIES} deliveries")
+
+    for second in range(ROUNDS):
+        texts = [
+            _message(f"+1555444{second:02d}{index:02d}", "help", f"SMk{second:02d}{index:02d}{0:027d}")
+            for index in range(ENVIRONMENTS)
+        ]
+        _at_once(
+            *[functools.partial(deliver, env, text) for env, text in zip(environments, texts, strict=True)]
+        )
+        now[0] += 1
+
+    final = reader.sms_count(day).sent
+    print(f"\nceiling {ceiling}: {final - ceiling} SMS over (margin {MARGIN}), {len(held)} texts held")
+    assert ceiling <= final <= ceiling + MARGIN
+    assert len(played) + len(held) == ENVIRONMENTS * ROUNDS
+    last_second = {f"+1555444{ROUNDS - 1:02d}{index:02d}" for index in range(ENVIRONMENTS)}
+    assert last_second <= {message.sender for message in held}, "past it, every text is held"
+    assert len(sms.sent) == final - (ceiling - HEADROOM), "counted exactly what went out"
+    assert {reply.to for reply in sms.sent} == {message.sender for message in played}
+    for message in held:
+        key = {"messageId": {"S": message.idempotency_key}}
+        assert "Item" not in client.get_item(TableName=TABLES.idempotency, Key=key), "nothing of it written"

@@ -8,9 +8,11 @@ from typing import Any
 
 import pytest
 
+from serverless_rps.exceptions import CeilingReached
 from serverless_rps.game import board_shards
 from serverless_rps.model import LOBBY_SWEEP_SECONDS
-from tests.conftest import ALICE, BOB, Game
+from serverless_rps.sms_ceiling import CACHE_SECONDS
+from tests.conftest import ALICE, BOB, FakeSms, Game
 
 # command: (sender, body, requests). Every message: one claim, a lock on its sender (who pays the
 # reply budget), one commit, and per recipient of its replies one delivery record and one update of
@@ -100,3 +102,37 @@ def test_an_opt_out_costs_one_lock_per_record_that_mentions_the_phone(game: Game
     # claim, read own record, lock self and each counterpart, read contact, one commit; then per
     # goodbye a delivery record and its recipient's contact update.
     assert _count_requests(game, ALICE, "stop") == 4 + (1 + mentioned) + 2 * told
+
+
+def test_the_days_sms_count_costs_one_read_per_execution_environment_every_few_seconds(
+    dynamodb: Any, sms: FakeSms, clock: Any
+) -> None:
+    """The daily SMS ceiling (sms_ceiling.py): an environment reads the day's count (one
+    BatchGetItem of its shards) when its copy is older than CACHE_SECONDS, and counts in the
+    commit (one more item of the transaction, no request). The table above is a warm
+    environment's: no read due."""
+    game = Game(dynamodb, sms, daily_sms_ceiling=1_000)
+    game.register((ALICE, "alice"))
+    score = EXPECTED["score"][2]
+
+    assert _count_requests(game, ALICE, "score") == score, "a read a moment ago: none now"
+    clock.tick(CACHE_SECONDS)
+    assert _count_requests(game, ALICE, "score") == score + 1, "its copy is too old: read again"
+    assert _count_requests(game, ALICE, "score") == score
+
+
+def test_a_text_the_bot_does_not_play_costs_two_requests_and_its_redelivery_one(
+    dynamodb: Any, sms: FakeSms, clock: Any
+) -> None:
+    """From a country not served: the claim, and the commit of its record alone (a redelivery:
+    the claim, which finds it done). Past the ceiling: the claim, given back (and the day's count
+    when its read is due), every time the message comes back until the ceiling lifts."""
+    game = Game(dynamodb, sms, daily_sms_ceiling=2)
+    game.text(ALICE, "score")  # the opt-in confirmation and the score: the ceiling
+
+    assert _count_requests(game, "+447700900123", "score") == 2
+    calls: list[str] = []
+    game.dynamodb.meta.events.register("before-call.dynamodb", lambda model, **_: calls.append(model.name))
+    with pytest.raises(CeilingReached):
+        game.text(BOB, "score")
+    assert calls == ["PutItem", "DeleteItem"]

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from serverless_rps.game import is_shared_key
+from serverless_rps.game_store import CEILING_PREFIX, CONTACT_PREFIX
 from tests.conftest import TABLES
 
 if TYPE_CHECKING:
@@ -79,13 +80,16 @@ def observe(harness: Harness) -> Tables:
         players={row["phone_number"]["S"]: row for row in rows if "player_id" in row},
         bare_rows={row["phone_number"]["S"]: row for row in rows if "player_id" not in row},
         nicknames={row["nickname"]["S"]: row for row in nicknames},
+        # Message records: not contact records, nor the day's SMS counters (they hold no number).
         records={
             row["messageId"]["S"]: row
             for row in idempotency
-            if not row["messageId"]["S"].startswith("contact#")
+            if not row["messageId"]["S"].startswith((CONTACT_PREFIX, CEILING_PREFIX))
         },
         contacts={
-            row["messageId"]["S"]: row for row in idempotency if row["messageId"]["S"].startswith("contact#")
+            row["messageId"]["S"]: row
+            for row in idempotency
+            if row["messageId"]["S"].startswith(CONTACT_PREFIX)
         },
         everything=(*rows, *nicknames, *idempotency),
     )

@@ -31,6 +31,7 @@ COMMANDS = [
     ["unlock"],
     ["erase"],
     ["verify"],
+    ["ceiling"],
     ["campaign"],
 ]
 

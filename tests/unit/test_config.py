@@ -134,7 +134,7 @@ def test_each_timing_and_budget_is_read_from_its_own_variable() -> None:
 def test_unset_or_blank_timings_and_budgets_keep_their_documented_defaults() -> None:
     for env in (BASE, {**BASE, "LOCK_WAIT_SECONDS": " ", "REPLY_BUDGET_BURST": ""}):
         settings = GameSettings.from_environment(env)
-        assert _timings(settings) == (15, 25, 30, 18 * 86400, 7 * 86400, 1.5, 60, 180)
+        assert _timings(settings) == (15, 25, 30, 20 * 86400, 7 * 86400, 1.5, 60, 180)
 
 
 @pytest.mark.parametrize(
@@ -201,3 +201,30 @@ def test_without_a_token_source_the_error_says_which_variables_to_set() -> None:
 def test_a_twilio_api_url_is_kept_without_its_trailing_slash(raw: str | None, api_url: str | None) -> None:
     env = {**BASE, **({"TWILIO_API_URL": raw} if raw is not None else {})}
     assert GameSettings.from_environment(env).twilio.api_url == api_url
+
+
+def test_the_countries_served_and_the_daily_ceiling_are_read_from_their_variables() -> None:
+    settings = GameSettings.from_environment(
+        {**BASE, "ALLOWED_COUNTRY_CODES": "1, 44", "DAILY_SMS_CEILING": "5000"}
+    )
+    defaults = GameSettings.from_environment({**BASE, "ALLOWED_COUNTRY_CODES": " ", "DAILY_SMS_CEILING": ""})
+
+    assert (settings.served_countries.calling_codes, settings.daily_sms_ceiling) == (("1", "44"), 5000)
+    assert (defaults.served_countries.calling_codes, defaults.daily_sms_ceiling) == (("1",), 300_000)
+
+
+@pytest.mark.parametrize(
+    ("name", "raw", "says"),
+    [
+        ("ALLOWED_COUNTRY_CODES", "1,uk", "ALLOWED_COUNTRY_CODES: a calling code is 1 to 3 digits"),
+        ("ALLOWED_COUNTRY_CODES", "1,12", "ALLOWED_COUNTRY_CODES: no calling code starts with another"),
+        ("DAILY_SMS_CEILING", "0", "DAILY_SMS_CEILING must be positive"),
+        ("DAILY_SMS_CEILING", "-5", "DAILY_SMS_CEILING must be positive"),
+        ("DAILY_SMS_CEILING", "2.5", "DAILY_SMS_CEILING must be a whole number"),
+    ],
+)
+def test_a_country_list_or_ceiling_the_game_cannot_use_fails_the_cold_start_by_name(
+    name: str, raw: str, says: str
+) -> None:
+    with pytest.raises(ConfigurationError, match=says):
+        GameSettings.from_environment({**BASE, name: raw})

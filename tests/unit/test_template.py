@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from serverless_rps import observability
-from serverless_rps.app import POSTPONE_WITHIN_SECONDS
+from serverless_rps.app import HOLD_WITHIN_SECONDS, POSTPONE_WITHIN_SECONDS
 from serverless_rps.config import DEFAULT_METRICS_NAMESPACE, GameSettings
 from serverless_rps_local.template import load_cloudformation_yaml
 
@@ -129,9 +129,12 @@ def test_a_completed_record_outlives_a_message_kept_by_the_queue_and_then_the_de
     queue_retention = number(properties(template, "IncomingQueue")["MessageRetentionPeriod"])
     dead_letter_retention = number(properties(template, "DeadLetterQueue")["MessageRetentionPeriod"])
 
-    # A message that failed only for now may go back to the queue as a new one (its retention
-    # starting again) within POSTPONE_WITHIN_SECONDS of arriving: its copy lives that much longer.
-    assert completed >= POSTPONE_WITHIN_SECONDS + queue_retention + dead_letter_retention
+    # A message may go back to the queue as a new one (its retention starting again): held by the
+    # daily SMS ceiling within HOLD_WITHIN_SECONDS of arriving, failed only for now within
+    # POSTPONE_WITHIN_SECONDS. Its last copy lives that much longer.
+    sent_back_within = max(HOLD_WITHIN_SECONDS, POSTPONE_WITHIN_SECONDS)
+    assert sent_back_within >= 24 * 60 * 60, "a message held since just after midnight waits a day"
+    assert completed >= sent_back_within + queue_retention + dead_letter_retention
 
 
 def test_the_dead_letter_queue_keeps_messages_at_least_as_long_as_the_queue(template: dict[str, Any]) -> None:
@@ -173,6 +176,8 @@ def test_the_game_function_environment_passes_the_settings_own_checks(template: 
 
     settings = GameSettings.from_environment(variables)
     assert (settings.reply_budget_burst, settings.reply_budget_per_hour) == (60, 180)
+    assert settings.served_countries.calling_codes == ("1",)
+    assert settings.daily_sms_ceiling == template["Parameters"]["DailySmsCeiling"]["Default"]
 
     assert settings.function_timeout_seconds == game_timeout(template)
     assert settings.completed_record_seconds == number(variables["COMPLETED_RECORD_SECONDS"])
@@ -798,6 +803,74 @@ def test_every_reply_may_wait_in_twilios_queue_only_the_configured_validity_peri
     parameter = template["Parameters"]["ReplyValiditySeconds"]
     assert environment(template, "GameFunction")["REPLY_VALIDITY_SECONDS"] == {"Ref": "ReplyValiditySeconds"}
     assert (parameter["Default"], parameter["MinValue"], parameter["MaxValue"]) == (600, 1, 36000)
+
+
+# --- a bill with a ceiling -------------------------------------------------------------------------
+
+
+def accepted_number(parameter: dict[str, Any], value: int) -> bool:
+    """CloudFormation refuses a Number parameter's value below its MinValue or above its MaxValue."""
+    return parameter.get("MinValue", value) <= value <= parameter.get("MaxValue", value)
+
+
+def test_the_daily_sms_ceiling_is_a_parameter_no_deployment_can_set_to_zero_or_less(
+    template: dict[str, Any],
+) -> None:
+    parameter = template["Parameters"]["DailySmsCeiling"]
+
+    assert environment(template, "GameFunction")["DAILY_SMS_CEILING"] == {"Ref": "DailySmsCeiling"}
+    assert parameter["Type"] == "Number"
+    assert not accepted_number(parameter, 0)
+    assert not accepted_number(parameter, -1)
+    assert accepted_number(parameter, 1)
+
+
+def test_the_default_ceiling_is_comfortably_above_the_burst_days_sms(template: dict[str, Any]) -> None:
+    """docs/deployment.md's formula on the burst's reference day: 20,000 new phones playing three
+    games each (30,000 games of two), four SMS a game, three a newcomer gets."""
+    games, sms_a_game, newcomers, sms_a_newcomer = 20_000 * 3 // 2, 4, 20_000, 3
+    reference_day = games * sms_a_game + newcomers * sms_a_newcomer
+
+    assert template["Parameters"]["DailySmsCeiling"]["Default"] >= 1.5 * reference_day
+
+
+@pytest.mark.parametrize(
+    ("value", "accepted"),
+    [
+        ("1", True),
+        ("1,44", True),
+        ("1,44,353", True),
+        ("", False),
+        ("0", False),
+        ("+1", False),
+        ("1, 44", False),
+        ("1234", False),
+        ("us", False),
+    ],
+)
+def test_the_countries_served_are_calling_codes_cloudformation_checks(
+    template: dict[str, Any], value: str, accepted: bool
+) -> None:
+    parameter = template["Parameters"]["AllowedCountryCodes"]
+
+    assert environment(template, "GameFunction")["ALLOWED_COUNTRY_CODES"] == {"Ref": "AllowedCountryCodes"}
+    assert parameter["Default"] == "1", "NANP: the US and Canada (and the Caribbean's +1)"
+    assert accepted_by_cloudformation(parameter, value) is accepted
+
+
+def test_reaching_the_daily_sms_ceiling_raises_an_alarm(template: dict[str, Any]) -> None:
+    """The game function counts every message it holds back past the ceiling (HeldByCeiling)."""
+    alarm = properties(template, "DailySmsCeilingAlarm")
+
+    assert (alarm["MetricName"], alarm["Threshold"], alarm["ComparisonOperator"]) == (
+        "HeldByCeiling",
+        1,
+        "GreaterThanOrEqualToThreshold",
+    )
+    assert alarm["Namespace"] == {"Fn::Sub": "ServerlessRps/${AWS::StackName}"}
+    assert alarm["Dimensions"] == [{"Name": "service", "Value": observability.SERVICE}]
+    assert alarm["TreatMissingData"] == "notBreaching", "no text held: nothing at stake"
+    assert alarm["AlarmActions"] == alarm["OKActions"] == [{"Ref": "AlarmTopic"}]
 
 
 def test_a_high_rate_of_undelivered_replies_raises_an_alarm(template: dict[str, Any]) -> None:
