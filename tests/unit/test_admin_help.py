@@ -31,6 +31,8 @@ COMMANDS = [
     ["unlock"],
     ["erase"],
     ["verify"],
+    ["proof"],
+    ["proof-key"],
     ["campaign"],
 ]
 
