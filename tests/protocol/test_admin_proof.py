@@ -218,7 +218,7 @@ def test_an_older_key_parameter_is_tried_when_named(
 
     assert status == 0
     assert [row["key"] for row in json.loads(output)["trail"]] == [f"{PROOF_KEY_PARAMETER}:1"]
-    assert _admin("proof", ALICE, "--key-parameter", "/rps/no-such-key")[0] == 1
+    assert _admin("proof", ALICE, "--key-parameter", "/rps/no-such-proof-key")[0] == 1
     assert "cannot be read (ParameterNotFound)" in capsys.readouterr().err
 
 
