@@ -25,7 +25,12 @@ from typing import Any
 
 __all__ = ["CapacityMeter", "Tally", "attribute_size", "item_size"]
 
-_KEYS = {"rps-game-state": "phone_number", "rps-nicknames": "nickname", "rps-idempotency": "messageId"}
+_KEYS: dict[str, tuple[str, ...]] = {
+    "rps-game-state": ("phone_number",),
+    "rps-nicknames": ("nickname",),
+    "rps-idempotency": ("messageId",),
+    "rps-opt-out-proof": ("number", "event"),
+}
 _SUPPORTS_CONSUMED_CAPACITY = {
     "GetItem",
     "PutItem",
@@ -176,5 +181,5 @@ class CapacityMeter:
 
 
 def _key_of(table: str, item: dict[str, Any]) -> dict[str, Any]:
-    name = _KEYS.get(table) or next(iter(item))
-    return {name: item[name]}
+    names = _KEYS.get(table) or (next(iter(item)),)
+    return {name: item[name] for name in names}
