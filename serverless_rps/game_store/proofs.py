@@ -28,7 +28,7 @@ from botocore.exceptions import ClientError
 
 from serverless_rps.game_store.contacts import Contact, ContactRecords, contact_from_item
 from serverless_rps.game_store.errors import is_condition_failure, translated
-from serverless_rps.game_store.items import number
+from serverless_rps.game_store.items import BATCH_GET_LIMIT, number
 from serverless_rps.game_store.tables import TransactItem
 from serverless_rps.opt_out_proof import PENDING, UNKNOWN, Fate, ProofKeys, ProofOfMessage, ProofRef
 
@@ -76,7 +76,9 @@ class ProofRecords:
         """A phone with no player record: its contact record, and the opt-outs of it still waiting
         for it to text again (under any key version), in one BatchGetItem."""
         contact_id = contacts.contact_id(phone)
-        by_id = {key.number_id(phone): key for key in self.keys().all}
+        # Newest first, and within one request's 100 keys (SSM keeps 100 versions: the oldest
+        # one's opt-outs then go without "texted since"; `proof` still reads them).
+        by_id = {key.number_id(phone): key for key in self.keys().all[: BATCH_GET_LIMIT - 1]}
         request: dict[str, Any] = {
             self._idempotency: {
                 "Keys": [{"messageId": {"S": contact_id}}],

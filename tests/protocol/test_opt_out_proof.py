@@ -16,13 +16,18 @@ from botocore.awsrequest import AWSResponse
 
 from serverless_rps import replies
 from serverless_rps.exceptions import RetryLater, SmsTemporarilyFailed
-from serverless_rps.game_store import DeliveryStatus, DeliveryStatusRecords
+from serverless_rps.game_store import DeliveryStatus, DeliveryStatusRecords, DynamoGameStore
+from serverless_rps.game_store.proofs import ProofSettings
+from serverless_rps.opt_out_proof import ProofKey, ProofKeys
 from serverless_rps.parsing import OptOut, parse
 from serverless_rps.processing import Result
 from tests.conftest import (
     ALICE,
     BOB,
+    COMPLETED_SECONDS,
+    CONTACT_KEY,
     IN_PROGRESS_SECONDS,
+    LEASE_SECONDS,
     PROOF_KEY,
     PROOF_TABLE,
     STRANGER,
@@ -372,3 +377,23 @@ class _Died(BaseException):
 
 def _dies(*args: object, **kwargs: object) -> None:
     raise _Died
+
+
+def test_a_key_with_more_versions_than_one_batch_holds_still_lets_a_stranger_in(game: Game) -> None:
+    """SSM keeps a parameter's last 100 versions; with the contact record, a read of every one's
+    status would be 101 keys, over BatchGetItem's 100. The newest 99 are read."""
+    versions = tuple(ProofKey(bytes([version]) * 32, f"k:{version}") for version in range(150, 0, -1))
+    keys = ProofKeys(versions[0], versions[1:])
+    store = DynamoGameStore(
+        game.dynamodb,
+        TABLES,
+        lock_lease_seconds=LEASE_SECONDS,
+        in_progress_expiry_seconds=IN_PROGRESS_SECONDS,
+        completed_record_seconds=COMPLETED_SECONDS,
+        contact_key=CONTACT_KEY,
+        proof=ProofSettings(PROOF_TABLE, lambda: keys, FOUR_YEARS),
+    )
+
+    locked = store.lock(STRANGER, "attempt", time.time())
+
+    assert (locked.player, locked.proof_waiting) == (None, ())
