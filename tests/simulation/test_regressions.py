@@ -121,14 +121,17 @@ def test_the_engine_keeps_every_promise_in_this_schedule(
 
 
 def test_a_crash_after_the_commit_costs_no_duplicate(explorers: dict[str, Explorer]) -> None:
-    world = explorers["crash_after_commit"].replay(parse_schedule(f"{go('b1', 8)}; kill b1"))
+    # Killed once reply 0 is sent and recorded (bob's throw: 7 calls to the commit, then the send
+    # and its record): the copy sends reply 1 only.
+    world = explorers["crash_after_commit"].replay(parse_schedule(f"{go('b1', 9)}; kill b1"))
 
     key = message_sid("b")
     assert world.ledger.sends[(key, 0)] == world.ledger.sends[(key, 1)] == 1
 
 
 def test_a_crash_between_send_and_record_duplicates_only_that_reply(explorers: dict[str, Explorer]) -> None:
-    world = explorers["crash_after_commit"].replay(parse_schedule(f"{go('b1', 7)}; kill b1"))
+    # Killed once reply 0 is sent, before its record: the copy cannot know, and sends it again.
+    world = explorers["crash_after_commit"].replay(parse_schedule(f"{go('b1', 8)}; kill b1"))
 
     key = message_sid("b")
     assert (world.ledger.sends[(key, 0)], world.ledger.sends[(key, 1)]) == (2, 1)
