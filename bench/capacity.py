@@ -25,7 +25,12 @@ from typing import Any
 
 __all__ = ["CapacityMeter", "Tally", "attribute_size", "consumed_units", "item_size", "touched_items"]
 
-_KEYS = {"rps-game-state": "phone_number", "rps-nicknames": "nickname", "rps-idempotency": "messageId"}
+_KEYS: dict[str, tuple[str, ...]] = {
+    "rps-game-state": ("phone_number",),
+    "rps-nicknames": ("nickname",),
+    "rps-idempotency": ("messageId",),
+    "rps-opt-out-proof": ("number", "event"),
+}
 _SUPPORTS_CONSUMED_CAPACITY = {
     "GetItem",
     "PutItem",
@@ -190,5 +195,5 @@ def touched_items(operation: str, params: dict[str, Any]) -> list[tuple[str, dic
 
 
 def _key_of(table: str, item: dict[str, Any]) -> dict[str, Any]:
-    name = _KEYS.get(table) or next(iter(item))
-    return {name: item[name]}
+    names = _KEYS.get(table) or (next(iter(item)),)
+    return {name: item[name] for name in names}

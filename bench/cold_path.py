@@ -37,15 +37,19 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # What answering a first `help` takes, in order: the Twilio auth token from SSM (once per cold
 # start), the claim, the day's SMS count (once every 5 s per environment: the daily ceiling), the
-# sender's lease, the sender's contact record (a stranger's number may be waiting on replies), the
-# commit (the SMS counted in it), then each of the three SMS (the opt-in confirmation a new phone
-# gets first, HELP's program help and its commands) and its delivery record, and the contact record.
+# sender's lease, every version of the proof key (once per cold start, on the first message from a
+# phone with no player record), the sender's contact record (a stranger's number may be waiting on
+# replies) read with its proof status (an opt-out waiting for its next text) in one BatchGetItem,
+# the commit (the SMS counted in it), then each of the three SMS (the opt-in confirmation a new
+# phone gets first, HELP's program help and its commands) and its delivery record, and the contact
+# record.
 FLOOR_REQUESTS = (
     "ssm.GetParameter",
     "dynamodb.PutItem",
     "dynamodb.BatchGetItem",
     "dynamodb.UpdateItem",
-    "dynamodb.GetItem",
+    "ssm.GetParameterHistory",
+    "dynamodb.BatchGetItem",
     "dynamodb.TransactWriteItems",
     *("twilio.POST", "dynamodb.UpdateItem") * 3,
     "dynamodb.UpdateItem",
@@ -97,7 +101,7 @@ print(json.dumps(requests_made))
 _FLOOR = """
 import time
 started = time.perf_counter()
-import base64, json, os, urllib.parse, urllib.request, uuid
+import base64, hashlib, hmac, json, os, urllib.parse, urllib.request, uuid
 import boto3
 body = json.loads(EVENT["Records"][0]["body"])
 now = int(time.time())
@@ -124,8 +128,18 @@ dynamodb.update_item(
     ExpressionAttributeValues={":me": {"S": "x"}, ":expiry": {"N": str(now + 25)}, ":now": {"N": str(now)}},
     ReturnValues="ALL_NEW",
 )
+history = ssm.get_parameter_history(Name=os.environ["PROOF_KEY_PARAMETER"], WithDecryption=True)
+proof_key = bytes.fromhex(history["Parameters"][-1]["Value"])
+number = hmac.new(proof_key, body["From"].encode(), hashlib.sha256).hexdigest()
 contact = {"messageId": {"S": "contact#" + body["From"]}}
-dynamodb.get_item(TableName=idempotency, Key=contact, ConsistentRead=True)
+dynamodb.batch_get_item(
+    RequestItems={
+        idempotency: {"Keys": [contact], "ConsistentRead": True},
+        os.environ["PROOF_TABLE"]: {
+            "Keys": [{"number": {"S": number}, "event": {"S": "status"}}], "ConsistentRead": True
+        },
+    }
+)
 texts = ["welcome text", "program help text", "commands text"]
 outbox = [{"M": {"to": {"S": body["From"]}, "body": {"S": text}}} for text in texts]
 dynamodb.transact_write_items(

@@ -31,6 +31,7 @@ from serverless_rps.reply_budget import BudgetPolicy
 from serverless_rps_local.in_process import (
     BOT_NUMBER,
     CONTACT_KEY,
+    PROOF,
     REGION,
     TABLES,
     create_tables,
@@ -95,7 +96,8 @@ class InProcessAws:
             reply_budget_burst=budget.burst,
             reply_budget_per_hour=budget.per_hour,
         )
-        store = build_store(self.dynamodb, settings, CONTACT_KEY)
+        # As deployed: every opt-out proven (the fixed test key).
+        store = build_store(self.dynamodb, settings, CONTACT_KEY, PROOF)
         return GameFunction(
             build_processor(store, sender, sent_log or sender, settings).processor,  # type: ignore[arg-type]
             IncomingQueue(self.sqs, self.incoming_url),

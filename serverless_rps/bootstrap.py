@@ -12,8 +12,9 @@ with the same timings and the same clients:
 Deployed, the engine keeps the time of the wall clock; a simulation gives it a `Clockwork` of its
 own (bench/burst runs the game function in virtual time), through the same builders.
 
-The I/O of starting happens here: the clients, and the Twilio auth token read from SSM. config.py
-only reads settings; the modules assembled here decide everything else.
+The I/O of starting happens here: the clients, the Twilio auth token read from SSM, and the proof
+key (every version of it), read from SSM when first needed. config.py only reads settings; the
+modules assembled here decide everything else.
 
 Each builder imports what it builds, so that a function's cold start loads its own parts only:
 the webhook never loads the engine or Twilio's REST client (docs/performance.md, "Cold start").
@@ -30,13 +31,16 @@ from typing import TYPE_CHECKING, Any
 
 import boto3
 
-from serverless_rps.config import GameSettings, TwilioCredentials, WebhookSettings
+from serverless_rps.config import DAY, GameSettings, TwilioCredentials, WebhookSettings
+from serverless_rps.exceptions import ConfigurationProblem, RetryLater
 
 if TYPE_CHECKING:
     from twilio.request_validator import RequestValidator
 
     from serverless_rps.game_store import DeliveryStatusRecords, DynamoGameStore
+    from serverless_rps.game_store.proofs import ProofSettings
     from serverless_rps.message_queue import DeadLetterQueue, IncomingQueue
+    from serverless_rps.opt_out_proof import ProofKeys
     from serverless_rps.outbox import Outbox
     from serverless_rps.ports import SentSmsLog, SmsSender
     from serverless_rps.processing import MessageProcessor
@@ -46,16 +50,19 @@ __all__ = [
     "Engine",
     "Ingress",
     "LazyClient",
+    "LazyProofKeys",
     "OperatorClients",
     "Queues",
     "build_engine",
     "build_ingress",
     "build_operator_clients",
     "build_processor",
+    "build_proof_settings",
     "build_queues",
     "build_store",
     "contact_key",
     "read_auth_token",
+    "read_proof_keys",
 ]
 
 
@@ -104,14 +111,19 @@ class Ingress:
 @dataclass(frozen=True)
 class OperatorClients:
     """The clients the operator's tool uses beside the engine: the queues' counters and redrive,
-    and CloudWatch for the queue's oldest message."""
+    CloudWatch for the queue's oldest message, and SSM for older proof keys (`proof
+    --key-parameter`) and for making one (`proof-key`): built on first use."""
 
     sqs: Any
     cloudwatch: Any
+    ssm: Any = None
 
 
-def build_store(dynamodb: Any, settings: GameSettings, key: bytes) -> DynamoGameStore:
-    """The store on the settings' tables, with their timings; `key` names contact records."""
+def build_store(
+    dynamodb: Any, settings: GameSettings, key: bytes, proof: ProofSettings | None = None
+) -> DynamoGameStore:
+    """The store on the settings' tables, with their timings; `key` names contact records; `proof`
+    says where opt-outs are proven (None: they are not)."""
     from serverless_rps.game_store import DynamoGameStore, TableNames
 
     return DynamoGameStore(
@@ -121,7 +133,33 @@ def build_store(dynamodb: Any, settings: GameSettings, key: bytes) -> DynamoGame
         in_progress_expiry_seconds=settings.in_progress_expiry_seconds,
         completed_record_seconds=settings.completed_record_seconds,
         contact_key=key,
+        proof=proof,
     )
+
+
+def build_proof_settings(settings: GameSettings, session: boto3.session.Session) -> ProofSettings | None:
+    """Where opt-outs are proven, if the settings keep a proof: the table, the key (every version
+    of the SSM parameter, read on the first message that needs it; locally, PROOF_KEY) and the
+    retention."""
+    from serverless_rps.game_store.proofs import ProofSettings
+    from serverless_rps.opt_out_proof import ProofKeys, key_from_text
+
+    if not settings.keeps_proof:
+        return None
+    assert settings.proof_table is not None
+    if settings.proof_key_parameter is not None:
+        keys: Any = LazyProofKeys(LazyClient(session, "ssm"), settings.proof_key_parameter)
+    else:
+        assert settings.proof_key is not None
+        try:
+            local = ProofKeys(key_from_text(settings.proof_key, "PROOF_KEY"))
+        except ValueError as exc:
+            raise ConfigurationProblem(str(exc)) from None
+
+        def keys() -> ProofKeys:
+            return local
+
+    return ProofSettings(settings.proof_table, keys, settings.proof_retention_days * DAY)
 
 
 def build_processor(
@@ -181,7 +219,9 @@ def build_engine(
         settings.twilio, session.client("ssm") if settings.twilio.auth_token_parameter else None
     )
     observability.send_metrics_to(settings.metrics_namespace)
-    store = build_store(session.client("dynamodb"), settings, contact_key(token))
+    store = build_store(
+        session.client("dynamodb"), settings, contact_key(token), build_proof_settings(settings, session)
+    )
     twilio = TwilioSmsGateway(
         settings.twilio.account_sid,
         token,
@@ -230,7 +270,7 @@ def build_ingress(settings: WebhookSettings, session: boto3.session.Session) -> 
 
 
 def build_operator_clients(session: boto3.session.Session) -> OperatorClients:
-    return OperatorClients(session.client("sqs"), session.client("cloudwatch"))
+    return OperatorClients(session.client("sqs"), session.client("cloudwatch"), LazyClient(session, "ssm"))
 
 
 def read_auth_token(credentials: TwilioCredentials, ssm_client: Any | None) -> str:
@@ -252,6 +292,89 @@ def contact_key(auth_token: str) -> bytes:
     token starts every phone's reply budget afresh, which costs at most one burst per phone.
     """
     return hmac.new(auth_token.encode(), b"serverless-rps contact id v1", hashlib.sha256).digest()
+
+
+# What SSM answers when the key is not there or not ours to read: only an operator can fix it.
+_KEY_NOT_AVAILABLE = frozenset(
+    {
+        "ParameterNotFound",
+        "ParameterVersionNotFound",
+        "AccessDeniedException",
+        "UnrecognizedClientException",
+        "KMSAccessDeniedException",
+        "KMSDisabledException",
+        "KMSNotFoundException",
+        "InvalidKeyId",
+    }
+)
+
+
+def read_proof_keys(ssm_client: Any, parameter: str) -> ProofKeys:
+    """Every version of the proof key SSM keeps (GetParameterHistory: the last 100), the newest
+    current: new records are written under it, and a number is looked for under each. Each key is
+    named `<parameter>:<version>` on the records it makes. A missing or unreadable parameter is a
+    `ConfigurationProblem`; SSM throttled or unreachable, `RetryLater`. An older version that is no
+    key is left out (logged); a current one is a `ConfigurationProblem`."""
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    from serverless_rps.observability import logger
+    from serverless_rps.opt_out_proof import ProofKey, ProofKeys, key_from_text
+
+    versions: list[tuple[int, str]] = []
+    request: dict[str, Any] = {"Name": parameter, "WithDecryption": True, "MaxResults": 50}
+    try:
+        while True:
+            response = ssm_client.get_parameter_history(**request)
+            versions += [(int(entry["Version"]), str(entry["Value"])) for entry in response["Parameters"]]
+            if not response.get("NextToken"):
+                break
+            request["NextToken"] = response["NextToken"]
+    except ClientError as exc:
+        code = exc.response.get("Error", {}).get("Code", "Unknown")
+        if code in _KEY_NOT_AVAILABLE:
+            raise ConfigurationProblem(
+                f"the proof key {parameter} cannot be read ({code}): create it (admin proof-key) and "
+                "grant ssm:GetParameterHistory on it",
+                retry_after=60,
+            ) from exc
+        raise RetryLater(f"could not read the proof key {parameter}: {code}", retry_after=1) from exc
+    except BotoCoreError as exc:
+        raise RetryLater(
+            f"could not read the proof key {parameter}: {type(exc).__name__}", retry_after=1
+        ) from exc
+    if not versions:
+        raise ConfigurationProblem(f"the proof key {parameter} has no version", retry_after=60)
+    keys: list[ProofKey] = []
+    for version, value in sorted(versions, reverse=True):
+        try:
+            keys.append(key_from_text(value, f"{parameter}:{version}"))
+        except ValueError as problem:
+            if not keys:
+                raise ConfigurationProblem(str(problem), retry_after=60) from None
+            logger.warning(
+                "an older version of the proof key is no key: left out", extra={"reason": str(problem)}
+            )
+    return ProofKeys(keys[0], tuple(keys[1:]))
+
+
+class LazyProofKeys:
+    """The proof keys of one SSM parameter, read on first use and kept for the execution
+    environment's life, as the Twilio token is kept for it: a message that needs no proof never
+    reads them. A failed read is not kept: the next message tries again. A key rotated since is
+    used once the environment is recycled (docs/operations.md, "Rotating the proof key")."""
+
+    def __init__(self, ssm_client: Any, parameter: str) -> None:
+        self._ssm = ssm_client
+        self.parameter = parameter
+        self._keys: ProofKeys | None = None
+        self._reading = threading.Lock()
+
+    def __call__(self) -> ProofKeys:
+        if self._keys is None:
+            with self._reading:
+                if self._keys is None:
+                    self._keys = read_proof_keys(self._ssm, self.parameter)
+        return self._keys
 
 
 class LazyClient:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from serverless_rps import game, replies
+from serverless_rps import game, opt_out_proof, replies
 from serverless_rps.exceptions import StaleRead
 from serverless_rps.game import (
     LEADERBOARD_SHARDS,
@@ -30,6 +30,7 @@ from serverless_rps.game import (
     board_shards,
     lobby_shard,
 )
+from serverless_rps.opt_out_proof import OptOutReading
 from serverless_rps.parsing import (
     AnsweredByTwilio,
     Command,
@@ -143,8 +144,12 @@ class CommandSpec[C]:
       4. decide(command, facts)             pure: the new records and the replies
       5. erases_sender                      an opt-out: the number leaves every outbox still
                                             waiting to send to it, before the commit
-         -- commit: one transaction, which also releases every lock --
+         -- commit: one transaction, which also releases every lock; an opt-out's proof record
+            (`proves`: how it was read) is one of its items --
       6. audit(command)                     fields logged once the commit is done
+
+    `texted_as` is how a text of this command counts as the first text after an opt-out, on that
+    opt-out's proof record (opt_out_proof.py), never its words.
     """
 
     decide: Callable[[C, Facts], Decision]
@@ -152,7 +157,9 @@ class CommandSpec[C]:
     needs: Callable[[C, Facts], Needs] = _needs_nothing
     check: Callable[[C, Facts], None] = _nothing_to_check
     erases_sender: bool = False
+    proves: Callable[[C], OptOutReading] | None = None
     audit: Callable[[C], Mapping[str, object]] | None = None
+    texted_as: str = opt_out_proof.OTHER_TEXT
 
 
 # -- throw at a nickname --------------------------------------------------------------------------
@@ -444,7 +451,11 @@ COMMANDS: Mapping[type[Any], CommandSpec[Any]] = {
         needs=_shared_records_holding_me,
         check=_opt_out_check,
         erases_sender=True,
+        proves=lambda command: opt_out_proof.reading_of(
+            command.rule, command.language, confirm=command.confirm
+        ),
         audit=lambda command: {"decision": "opt-out", "rule": command.rule, "confirm": command.confirm},
+        texted_as=opt_out_proof.OPT_OUT_AGAIN,
     ),
     ListGames: CommandSpec[ListGames](decide=_games_decide, needs=_games_needs),
     ShowScore: CommandSpec[ShowScore](decide=lambda command, facts: game.show_score(facts.sender, facts.me)),
@@ -452,7 +463,10 @@ COMMANDS: Mapping[type[Any], CommandSpec[Any]] = {
     ReplyOnly: CommandSpec[ReplyOnly](
         decide=lambda command, facts: game.reply_only(facts.sender, command.text)
     ),
-    OptIn: CommandSpec[OptIn](decide=lambda command, facts: game.opt_in(facts.sender, facts.program)),
+    OptIn: CommandSpec[OptIn](
+        decide=lambda command, facts: game.opt_in(facts.sender, facts.program),
+        texted_as=opt_out_proof.OPT_IN_KEYWORD,
+    ),
     # Twilio has answered with the operator's own text: nothing more to say or change.
     AnsweredByTwilio: CommandSpec[AnsweredByTwilio](decide=lambda command, facts: Decision()),
 }

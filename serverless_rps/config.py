@@ -63,6 +63,20 @@ def _required(env: Mapping[str, str], name: str) -> str:
     return value
 
 
+def _not_negative(env: Mapping[str, str], name: str, default: float) -> float:
+    """A number that may be 0 (which turns its feature off)."""
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError as exc:
+        raise ConfigurationError(f"{name} must be a number, got {raw!r}") from exc
+    if value < 0:
+        raise ConfigurationError(f"{name} must be 0 or more, got {raw!r}")
+    return value
+
+
 def _number(env: Mapping[str, str], name: str, default: float) -> float:
     raw = env.get(name, "").strip()
     if not raw:
@@ -138,6 +152,18 @@ class GameSettings:
     # The SMS the whole stack may send in a UTC day before it answers nothing but opt-outs
     # (template.yaml's DailySmsCeiling; sms_ceiling.py).
     daily_sms_ceiling: int = DEFAULT_DAILY_SMS_CEILING
+    # The proof of every opt-out (docs/privacy.md, "The proof of an opt-out"): its table, the SSM
+    # SecureString holding its key (or, locally only, the key itself, hex), and how many days a
+    # proof is kept (template.yaml's ProofRetentionDays; 0: no proof records). No table: none.
+    proof_table: str | None = None
+    proof_key_parameter: str | None = None
+    proof_key: str | None = field(default=None, repr=False)
+    proof_retention_days: float = 4 * 365 + 1
+
+    @property
+    def keeps_proof(self) -> bool:
+        """Whether opt-outs are proven: a proof table, kept for some time."""
+        return self.proof_table is not None and self.proof_retention_days > 0
 
     @classmethod
     def from_environment(cls, env: Mapping[str, str] | None = None) -> GameSettings:
@@ -170,6 +196,10 @@ class GameSettings:
             max_receive_count=int(_number(env, "MAX_RECEIVE_COUNT", cls.max_receive_count)),
             served_countries=_served_countries(env),
             daily_sms_ceiling=_whole_number(env, "DAILY_SMS_CEILING", cls.daily_sms_ceiling),
+            proof_table=env.get("PROOF_TABLE", "").strip() or None,
+            proof_key_parameter=env.get("PROOF_KEY_PARAMETER", "").strip() or None,
+            proof_key=env.get("PROOF_KEY", "").strip() or None,
+            proof_retention_days=_not_negative(env, "PROOF_RETENTION_DAYS", cls.proof_retention_days),
         )
 
     def __post_init__(self) -> None:
@@ -189,6 +219,11 @@ class GameSettings:
             raise ConfigurationError("MAX_RECEIVE_COUNT must be at least 2")
         if self.reply_budget_burst < 1 or self.reply_budget_per_hour < 1:
             raise ConfigurationError("REPLY_BUDGET_BURST and REPLY_BUDGET_PER_HOUR must be at least 1")
+        if self.keeps_proof and self.proof_key_parameter is None and self.proof_key is None:
+            raise ConfigurationError(
+                "PROOF_TABLE is set: set PROOF_KEY_PARAMETER (an SSM SecureString name) or, locally, "
+                "PROOF_KEY, or PROOF_RETENTION_DAYS=0 to keep no proof of opt-outs"
+            )
 
 
 @dataclass(frozen=True)

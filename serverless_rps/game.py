@@ -125,9 +125,10 @@ class Limits:
     max_counterparts: int = 90
     # An opt-out's transaction items that are player records, the leaderboard or goodbyes (each
     # goodbye writes its recipient's contact record): 100 less the nickname, the sender's contact
-    # record, the day's SMS counter and the claim. A player who mentions many phones may have more
-    # goodbyes than fit: the most recent throws are told, the rest see the game gone from GAMES.
-    max_opt_out_writes: int = 96
+    # record, the day's SMS counter, the claim and the two proof records (the opt-out's and the
+    # number's status). A player who mentions many phones may have more goodbyes than fit: the
+    # most recent throws are told, the rest see the game gone from GAMES.
+    max_opt_out_writes: int = 94
     # Rankings kept on the leaderboard (`top` shows those that fit one SMS): more than shown, so
     # that an opt-out's gap rarely shows.
     leaderboard_size: int = 20

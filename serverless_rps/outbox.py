@@ -23,6 +23,10 @@ Two policies decide how a reply is sent:
   leaves (`sending`): no redelivery sends it again. If Twilio certainly did not take it, the number
   is put back for the next attempt; one that could not leave within the five minutes is dropped.
 
+An opt-out's proof record (opt_out_proof.py) waits for its confirmation's fate: once every reply
+of the record has one, the confirmation's goes there (`_settle_proof`), by whichever attempt
+finishes the record; a death before that leaves it `pending` for the redelivery to settle.
+
 `Outbox` does the sending and decides; `ports.OutboxStore` (game_store/outboxes.py) holds the
 records, and every write it makes is conditional (docs/protocol.md has the timelines).
 """
@@ -32,7 +36,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from serverless_rps.exceptions import (
     ClaimHeldElsewhere,
@@ -43,8 +47,10 @@ from serverless_rps.exceptions import (
 )
 from serverless_rps.game import Reply
 from serverless_rps.observability import best_effort, count, logger, mask_phone, milliseconds
+from serverless_rps.opt_out_proof import fate_of
 from serverless_rps.ports import (
     DROPPED_LATE,
+    ERASED,
     SENDING,
     CompletedRecord,
     OtherSends,
@@ -124,6 +130,7 @@ class Outbox:
             count("RepliesDeduplicated", len(record.delivered))
             # An attempt that died right after its last delivery may not have finished this.
             best_effort("finish a sent outbox", lambda: self._store.finish(record))
+            self._settle_proof(record, record.delivered)
             return False
         leased = self._store.lease(record, attempt_id, self._clock())
         if leased is None:
@@ -132,6 +139,7 @@ class Outbox:
         record = leased
         count("RepliesDeduplicated", len(record.delivered))
         if not record.undelivered():
+            self._settle_proof(record, record.delivered)
             return False
         logger.info(
             "completed earlier; sending the replies it did not send",
@@ -154,6 +162,7 @@ class Outbox:
         enqueued_at: float | None = None,
         look: LookBeforeResending | None = None,
     ) -> None:
+        outcomes = dict(record.delivered)
         for index in record.undelivered():
             if self._clock() >= record.lease_expires_at:
                 # Frozen past our lease (a live invocation never is): another attempt may be
@@ -172,6 +181,18 @@ class Outbox:
             if fate is not None:
                 # Twilio has it: a death before this write leaves it for the next attempt's look.
                 self._store.record_delivery(record, index, fate)
+            # None: a later opt-out of the phone erased the confirmation before it left.
+            outcomes[index] = fate if fate is not None else ERASED
+        self._settle_proof(record, outcomes)
+
+    def _settle_proof(self, record: CompletedRecord, outcomes: Mapping[int, str]) -> None:
+        """An opt-out's proof record learns its confirmation's fate, once the outbox has one. Not
+        best effort: a failure fails the message, and its redelivery settles it (idempotent)."""
+        ref = record.proof
+        if ref is None or ref.index is None or ref.index not in outcomes:
+            return
+        fate = fate_of(outcomes[ref.index], record.learnt_sids.get(ref.index))
+        self._store.settle_proof(ref, fate, self._clock())
 
     def _send_at_least_once(
         self, record: CompletedRecord, index: int, enqueued_at: float | None, look: LookBeforeResending | None

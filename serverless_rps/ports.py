@@ -14,10 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from serverless_rps.game import Decision, NicknameHolder, Player, SharedRecord
 from serverless_rps.reply_budget import ReplyBudget
+
+if TYPE_CHECKING:  # opt_out_proof reads the fates below: it imports this module
+    from serverless_rps.opt_out_proof import Fate, ProofOfMessage, ProofRef
 
 __all__ = [
     "DROPPED_LATE",
@@ -95,6 +98,10 @@ class CompletedRecord:
     completed_at: float | None = None
     # Outbox index -> its recipient's contact id, once the outbox is dropped: which SID went where.
     sent_to: Mapping[int, str] = field(default_factory=dict)
+    # An opt-out's: its proof record, waiting for the confirmation at `proof.index` to be settled.
+    proof: ProofRef | None = None
+    # Outbox index -> the SID Twilio's status callbacks named (what a `sending` confirmation became).
+    learnt_sids: Mapping[int, str] = field(default_factory=dict)
 
     def undelivered(self) -> list[int]:
         return [index for index in range(len(self.outbox)) if index not in self.delivered]
@@ -120,6 +127,8 @@ class LockedPlayer:
     # Whether the phone was sent the opt-in confirmation and has not opted out since: a player
     # record says so; a phone without one, its contact record's marker.
     opted_in: bool = True
+    # A phone without a player record: its opt-outs whose proof waits for it to text again.
+    proof_waiting: tuple[ProofRef, ...] = ()
 
 
 class GameStore(Protocol):
@@ -156,10 +165,13 @@ class GameStore(Protocol):
         outbox: Sequence[OutboundSms],
         budgets: Mapping[str, ReplyBudget],
         now: float,
+        proof: ProofOfMessage | None = None,
     ) -> CompletedRecord:
         """Write the whole effect, release the locks and complete the claim, atomically.
 
-        `budgets` are the locked phones' reply budgets after this message's replies.
+        `budgets` are the locked phones' reply budgets after this message's replies. `proof` says
+        what the proof records learn from the message (an opt-out, a text after one), written in
+        the same transaction when the store keeps proof records.
 
         Raises LockLost or ClaimLost if a lease or the claim is no longer ours, StaleRead if a
         nickname changed hands since it was read.
@@ -198,6 +210,9 @@ class OutboxStore(Protocol):
 
     def others_sending_to(self, phone: str, key: str) -> OtherSends | None:
         """What every record but `key` sent to `phone`; None if that cannot be known now."""
+
+    def settle_proof(self, ref: ProofRef, fate: Fate, now: float) -> None:
+        """Record an opt-out confirmation's fate on the opt-out's proof record (idempotent)."""
 
 
 class SmsSender(Protocol):

@@ -37,7 +37,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
-from serverless_rps import game, replies
+from serverless_rps import game, opt_out_proof, replies
 from serverless_rps.commands import CommandSpec, Facts, spec_for
 from serverless_rps.countries import ServedCountries
 from serverless_rps.exceptions import LockContended, ReadsKeptChanging, StaleRead
@@ -75,6 +75,9 @@ class InboundSms:
     opt_out_type: str | None = None
     # When the webhook put it on the queue (SQS's SentTimestamp), for the reply delay metric.
     enqueued_at: float | None = None
+    # The operator's request (admin `erase`), not a text from the number: its proof record says
+    # so, and it is no text after an earlier opt-out.
+    by_operator: bool = False
 
     @property
     def idempotency_key(self) -> str:
@@ -210,7 +213,7 @@ class MessageProcessor:
             decision = spec.decide(command, facts)
             if spec.erases_sender:
                 self._outbox.erase(phone)
-            record = self._commit(claim, sms, locked, decision, past_ceiling)
+            record = self._commit(claim, sms, spec, locked, decision, past_ceiling)
             if spec.audit is not None:
                 # Once per committed message (a redelivery finds it completed and never gets here).
                 logger.info("audit", extra=dict(spec.audit(command)))
@@ -220,6 +223,7 @@ class MessageProcessor:
         self,
         claim: Claim,
         sms: InboundSms,
+        spec: CommandSpec[Any],
         locked: Sequence[LockedPlayer],
         decision: game.Decision,
         past_ceiling: bool,
@@ -243,7 +247,8 @@ class MessageProcessor:
         # queued it), or from now if that is unknown. Replies leave from the number the player texted.
         received = min(sms.enqueued_at, now) if sms.enqueued_at is not None else now
         outbox = outbox_of(out.decision.replies, sms.recipient, received)
-        record = self._store.commit(claim, locked, out.decision, outbox, out.budgets, now)
+        proof = _proof_of(sms, spec, received, queued=any(entry.send_by is not None for entry in outbox))
+        record = self._store.commit(claim, locked, out.decision, outbox, out.budgets, now, proof)
         if self._ceiling is not None:
             self._ceiling.counted(len(outbox), now)  # the commit counted them: so does the cache
         return record
@@ -311,3 +316,19 @@ def _report_held_back(out: Outgoing) -> None:
     count("BudgetHits", out.budget_hits)
     if out.confirmation_withheld:
         logger.warning("opt-out confirmation withheld by the reply budget")
+
+
+def _proof_of(
+    sms: InboundSms, spec: CommandSpec[Any], received: float, *, queued: bool
+) -> opt_out_proof.ProofOfMessage:
+    """What the proof records learn from a message: a text from the number (unless the operator
+    sent it), and for an opt-out how it was read and its confirmation's fate so far (`queued`:
+    the confirmation survived the budget, and waits in the outbox)."""
+    texted = None if sms.by_operator else opt_out_proof.texted_with(spec.texted_as, sms.opt_out_type)
+    if spec.proves is None:
+        return opt_out_proof.ProofOfMessage(sms.sender, received, texted)
+    reading = spec.proves(sms.command)
+    if sms.by_operator:
+        reading = opt_out_proof.reading_of(reading.rule, reading.language, confirm=False, by_operator=True)
+    fate = opt_out_proof.initial_fate(reading, confirmation_queued=queued)
+    return opt_out_proof.ProofOfMessage(sms.sender, received, texted, reading, fate)

@@ -1,9 +1,10 @@
 """The game's tables, and SQS records as Lambda delivers them, for code that runs the game in this
 process: the tests and the benchmarks.
 
-The local stack creates its tables from template.yaml (`aws.provision`); these are the same three
-tables, keyed as template.yaml keys them, made with one call each so a test can afford one set per
-test. The timings are the template's, as `GameSettings` defaults them.
+The local stack creates its tables from template.yaml (`aws.provision`); these are the same four
+tables (the game's three and the proof of opt-outs), keyed as template.yaml keys them, made with
+one call each so a test can afford one set per test. The timings are the template's, as
+`GameSettings` defaults them; the proof key is a fixed test key, never a real one.
 """
 
 from __future__ import annotations
@@ -12,8 +13,10 @@ import json
 import uuid
 from typing import Any
 
-from serverless_rps.config import GameSettings
+from serverless_rps.config import DAY, GameSettings
 from serverless_rps.game_store import TableNames
+from serverless_rps.game_store.proofs import ProofSettings
+from serverless_rps.opt_out_proof import ProofKey, ProofKeys
 
 __all__ = [
     "BOT_NUMBER",
@@ -21,6 +24,9 @@ __all__ = [
     "CONTACT_KEY",
     "IN_PROGRESS_SECONDS",
     "LEASE_SECONDS",
+    "PROOF",
+    "PROOF_KEY",
+    "PROOF_TABLE",
     "REGION",
     "TABLES",
     "create_tables",
@@ -39,10 +45,15 @@ BOT_NUMBER = "+15550000000"
 LEASE_SECONDS = GameSettings.lock_lease_seconds
 IN_PROGRESS_SECONDS = GameSettings.in_progress_expiry_seconds
 COMPLETED_SECONDS = GameSettings.completed_record_seconds
+# The proof of opt-outs: its table, the fixed test key (32 bytes, as `admin proof-key` makes one)
+# and the template's retention.
+PROOF_TABLE = "rps-opt-out-proof"
+PROOF_KEY = ProofKey(bytes.fromhex("7e57" * 16), "test-proof-key:1")
+PROOF = ProofSettings(PROOF_TABLE, lambda: ProofKeys(PROOF_KEY), GameSettings.proof_retention_days * DAY)
 
 
-def create_tables(dynamodb: Any, tables: TableNames = TABLES) -> None:
-    """The game's three tables as template.yaml declares their keys."""
+def create_tables(dynamodb: Any, tables: TableNames = TABLES, proof_table: str | None = PROOF_TABLE) -> None:
+    """The game's three tables and the proof table, as template.yaml declares their keys."""
     for name, key in (
         (tables.game_state, "phone_number"),
         (tables.nickname, "nickname"),
@@ -54,12 +65,26 @@ def create_tables(dynamodb: Any, tables: TableNames = TABLES) -> None:
             AttributeDefinitions=[{"AttributeName": key, "AttributeType": "S"}],
             BillingMode="PAY_PER_REQUEST",
         )
+    if proof_table is not None:
+        dynamodb.create_table(
+            TableName=proof_table,
+            KeySchema=[
+                {"AttributeName": "number", "KeyType": "HASH"},
+                {"AttributeName": "event", "KeyType": "RANGE"},
+            ],
+            AttributeDefinitions=[
+                {"AttributeName": "number", "AttributeType": "S"},
+                {"AttributeName": "event", "AttributeType": "S"},
+            ],
+            BillingMode="PAY_PER_REQUEST",
+        )
 
 
-def delete_tables(dynamodb: Any, tables: TableNames = TABLES) -> None:
-    """Drop the game's tables: DynamoDB Local outlives a test, moto's in-process state does not."""
-    for name in (tables.game_state, tables.nickname, tables.idempotency):
-        dynamodb.delete_table(TableName=name)
+def delete_tables(dynamodb: Any, tables: TableNames = TABLES, proof_table: str | None = PROOF_TABLE) -> None:
+    """Drop the tables: DynamoDB Local outlives a test, moto's in-process state does not."""
+    for name in (tables.game_state, tables.nickname, tables.idempotency, proof_table):
+        if name is not None:
+            dynamodb.delete_table(TableName=name)
 
 
 def sqs_record(sender: str, body: str, sid: str | None = None) -> dict[str, Any]:

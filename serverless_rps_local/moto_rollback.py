@@ -40,16 +40,45 @@ class _NoTableCopy:
         return getattr(copy, name)
 
 
-def _touched_items(backend: DynamoDBBackend, transact_items: list[dict[str, Any]]) -> list[tuple[Table, Any]]:
+_Touched = tuple[Table, Any, Any]  # the table, the item's partition key and its sort key (or None)
+
+
+def _touched_items(backend: DynamoDBBackend, transact_items: list[dict[str, Any]]) -> list[_Touched]:
     touched = []
     for entry in transact_items:
         (_, operation), *_ = entry.items()
         table = backend.get_table(operation["TableName"])
         source = operation.get("Key") or operation.get("Item") or {}
-        if table.range_key_attr is not None or table.hash_key_attr not in source:
-            raise NotImplementedError("light rollback handles hash-key tables only")
-        touched.append((table, DynamoType(source[table.hash_key_attr])))
+        if table.hash_key_attr not in source or (
+            table.range_key_attr is not None and table.range_key_attr not in source
+        ):
+            raise NotImplementedError("light rollback needs every item's whole key")
+        sort = DynamoType(source[table.range_key_attr]) if table.range_key_attr is not None else None
+        touched.append((table, DynamoType(source[table.hash_key_attr]), sort))
     return touched
+
+
+def _saved(table: Table, key: Any, sort: Any) -> tuple[bool, Any]:
+    """Whether the partition key had items, and the item as it is (a copy), None if absent."""
+    if sort is None:
+        return key in table.items, copy.deepcopy(table.items.get(key))
+    return key in table.items, copy.deepcopy(table.items.get(key, {}).get(sort))
+
+
+def _restore(table: Table, key: Any, sort: Any, had_key: bool, item: Any) -> None:
+    if sort is None:
+        if item is None:
+            table.items.pop(key, None)
+        else:
+            table.items[key] = item
+        return
+    if item is not None:
+        table.items.setdefault(key, {})[sort] = item
+        return
+    if key in table.items:
+        table.items[key].pop(sort, None)
+        if not had_key and not table.items[key]:
+            del table.items[key]
 
 
 def install_light_transaction_rollback() -> Callable[[], None]:
@@ -58,15 +87,12 @@ def install_light_transaction_rollback() -> Callable[[], None]:
 
     def transact_write_items(self: DynamoDBBackend, transact_items: list[dict[str, Any]]) -> None:
         touched = _touched_items(self, transact_items)
-        snapshot = [(table, key, copy.deepcopy(table.items.get(key))) for table, key in touched]
+        snapshot = [(table, key, sort, *_saved(table, key, sort)) for table, key, sort in touched]
         try:
             original(self, transact_items)
         except BaseException:
-            for table, key, item in reversed(snapshot):
-                if item is None:
-                    table.items.pop(key, None)
-                else:
-                    table.items[key] = item
+            for table, key, sort, had_key, item in reversed(snapshot):
+                _restore(table, key, sort, had_key, item)
             raise
 
     saved_copy = dynamodb_models.copy  # type: ignore[attr-defined]

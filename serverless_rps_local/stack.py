@@ -12,13 +12,16 @@
 Everything listens on 127.0.0.1. The functions' environment comes from template.yaml, with only
 what cannot exist locally replaced: the Twilio account and API URL, the public webhook URL, the
 moto endpoint and dummy credentials. The Twilio auth token sits in moto's SSM as a SecureString
-under the template's parameter name, so the functions read it the way they do when deployed.
+under the template's parameter name, so the functions read it the way they do when deployed; so
+does the proof key, made by the stack itself the first time (32 random bytes, as `admin proof-key`
+makes one) and kept in the state directory, so that proofs saved there stay checkable.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
 import logging
+import secrets
 import shlex
 import threading
 import time
@@ -77,6 +80,8 @@ _DEAD_LETTER_QUEUE = "DeadLetterQueue"
 _GAME_STATE_TABLE = "GameStateTable"
 _DEFAULT_WORKERS = 4
 _WEBHOOK_CONCURRENCY = 2
+# In the state directory: the local proof key (hex), made on the first start.
+_PROOF_KEY_STATE = "proof-key"
 
 
 def repository_root() -> Path:
@@ -253,14 +258,30 @@ class LocalStack:
         return [GAME_FUNCTION, WEBHOOK_FUNCTION] if self.options.serve_http else [GAME_FUNCTION]
 
     def _secure_strings(self) -> dict[str, str]:
-        """The template's auth-token parameter names, each holding the local token."""
-        assert self.resources is not None
-        names = {
-            str(resolve(definition.environment["TWILIO_AUTH_TOKEN_PARAMETER"], self.resources.references, {}))
-            for definition in self.template.functions.values()
-            if "TWILIO_AUTH_TOKEN_PARAMETER" in definition.environment
+        """The template's auth-token parameter names, each holding the local token, and its proof
+        key's, holding the local proof key."""
+        return {
+            **dict.fromkeys(self._parameter_names("TWILIO_AUTH_TOKEN_PARAMETER"), dev_account.AUTH_TOKEN),
+            **dict.fromkeys(self._parameter_names("PROOF_KEY_PARAMETER"), self._proof_key()),
         }
-        return dict.fromkeys(names, dev_account.AUTH_TOKEN)
+
+    def _parameter_names(self, variable: str) -> set[str]:
+        assert self.resources is not None
+        return {
+            str(resolve(definition.environment[variable], self.resources.references, {}))
+            for definition in self.template.functions.values()
+            if variable in definition.environment
+        }
+
+    def _proof_key(self) -> str:
+        """The local proof key: the state directory's, or a new one (kept there, if there is one)."""
+        saved = self.state.read(_PROOF_KEY_STATE) if self.state is not None else None
+        if isinstance(saved, dict) and isinstance(saved.get("key"), str):
+            return str(saved["key"])
+        key = secrets.token_hex(32)
+        if self.state is not None:
+            self.state.write(_PROOF_KEY_STATE, {"key": key})
+        return key
 
     def _log_directory(self) -> Path | None:
         if self.options.log_directory is not None:

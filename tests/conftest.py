@@ -51,6 +51,9 @@ from serverless_rps_local.in_process import (
     CONTACT_KEY,
     IN_PROGRESS_SECONDS,
     LEASE_SECONDS,
+    PROOF,
+    PROOF_KEY,
+    PROOF_TABLE,
     REGION,
     TABLES,
     create_tables,
@@ -322,6 +325,7 @@ def new_processor(
 
 
 def new_store(dynamodb: Any) -> DynamoGameStore:
+    """The store as deployed: it keeps the proof of every opt-out, under the fixed test key."""
     return DynamoGameStore(
         dynamodb,
         TABLES,
@@ -329,6 +333,7 @@ def new_store(dynamodb: Any) -> DynamoGameStore:
         in_progress_expiry_seconds=IN_PROGRESS_SECONDS,
         completed_record_seconds=COMPLETED_SECONDS,
         contact_key=CONTACT_KEY,
+        proof=PROOF,
     )
 
 
@@ -448,13 +453,25 @@ class Game:
         return items
 
     def items_holding(self, phone: str) -> list[dict[str, Any]]:
-        """Every item of the three tables that holds `phone` anywhere (opt-out erases: promise 13)."""
+        """Every item of the four tables that holds `phone` anywhere (opt-out erases: promise 13)."""
         return [
             item
-            for table in (TABLES.game_state, TABLES.nickname, TABLES.idempotency)
+            for table in (TABLES.game_state, TABLES.nickname, TABLES.idempotency, PROOF_TABLE)
             for item in self.items(table)
             if phone in json.dumps(item)
         ]
+
+    def proof_of(self, phone: str) -> list[dict[str, Any]]:
+        """The proof table's items of `phone` (under the test key), in their key order: its opt-outs,
+        oldest first, then its status."""
+        items = [
+            item for item in self.items(PROOF_TABLE) if item["number"]["S"] == PROOF_KEY.number_id(phone)
+        ]
+        return sorted(items, key=lambda item: item["event"]["S"])
+
+    def opt_outs_of(self, phone: str) -> list[dict[str, Any]]:
+        """`proof_of`'s opt-out records, oldest first."""
+        return [item for item in self.proof_of(phone) if item["event"]["S"].startswith("opt-out#")]
 
     def register(self, *pairs: tuple[str, str]) -> None:
         for phone, name in pairs:

@@ -14,6 +14,8 @@ none of what only it does (Scan).
 
 * `locate` - where the tables and queues are: a CloudFormation stack, or the game's variables.
 * `operations` - what each command reads and does, as plain values; `dead_letters`, the
-  dead-letter queue's listing and redrive, which it delegates to; `errors`, its one refusal.
-* `cli` - the command line: arguments, tables or JSON, confirmations.
+  dead-letter queue's listing and redrive, which it delegates to; `proofs`, a number's proof of
+  opt-out and the proof key; `errors`, its one refusal.
+* `cli` - the command line: arguments, tables or JSON, confirmations; `failures`, a failure's one
+  line.
 """

@@ -25,18 +25,10 @@ from typing import Any, TextIO
 from botocore.exceptions import (
     BotoCoreError,
     ClientError,
-    ConnectionClosedError,
-    ConnectTimeoutError,
-    EndpointConnectionError,
-    NoCredentialsError,
-    NoRegionError,
-    PartialCredentialsError,
-    ProfileNotFound,
-    SSOError,
-    TokenRetrievalError,
 )
 
-from serverless_rps.admin import campaign, locate
+from serverless_rps.admin import campaign, locate, proofs
+from serverless_rps.admin.failures import one_line
 from serverless_rps.admin.operations import Operator, Refused
 from serverless_rps.admin.verify import FICTIONAL_PHONE, Verification, VerificationFailed, webhook_url
 from serverless_rps.bootstrap import read_auth_token
@@ -237,6 +229,35 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="CHANGES: lift today's ceiling until midnight UTC (held texts are answered: sends SMS)",
     )
+    proof = commands.add_parser(
+        "proof",
+        help="a number's opt-outs: when, how read, erased, confirmed, whether it texted since (reads only)",
+        description="Computes the number's keyed hash under every version of the proof key (SSM) and reads "
+        "its proof records: each opt-out's arrival, rule, wording and language (never its text), erasure, "
+        "the confirmation's fate, and whether the number has texted since. Exit status 1 when there is none, "
+        "2 when the number is not in E.164.",
+    )
+    proof.add_argument("number", help="the phone in E.164 (+15551234567)")
+    proof.add_argument(
+        "--key-parameter",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="an older proof key's SSM parameter to try too, every version of it (repeatable)",
+    )
+    key = commands.add_parser(
+        "proof-key",
+        help="CHANGES: create the proof key (32 random bytes as an SSM SecureString), or --rotate it",
+        description="Puts 32 random bytes, hex, as the SecureString the functions key proofs of opt-outs "
+        "with; it is never printed. --rotate puts a new version: SSM keeps the old ones, which `proof` "
+        "still uses. Needs no deployed stack.",
+    )
+    key.add_argument("--rotate", action="store_true", help="put a new version over the existing key")
+    key.add_argument(
+        "--name",
+        help=f"the parameter (default: the stack's PROOF_KEY_PARAMETER, else {proofs.DEFAULT_KEY_PARAMETER})",
+    )
+    key.add_argument("--kms-key-id", metavar="KEY", help="encrypt under this KMS key (default: aws/ssm)")
     commands.add_parser(
         "campaign",
         help="what the A2P 10DLC campaign registration asks for, from the bot's own replies (reads only)",
@@ -286,6 +307,14 @@ def main(
     arguments = _parser().parse_args(argv)
     if arguments.command == "campaign":
         return _campaign(arguments, out)
+    if arguments.command == "proof-key":
+        return _proof_key(arguments, out, ask or _ask_on_the_terminal)
+    if arguments.command == "proof":
+        try:
+            arguments.number = proofs.parse_number(arguments.number)
+        except ValueError as malformed:
+            print(f"error: {malformed}", file=sys.stderr)
+            return USAGE
     try:
         with _game_logs_to_stderr(verbose=arguments.verbose):
             operator = (connect or _connect)(arguments)
@@ -296,7 +325,7 @@ def main(
     except _FAILURES as problem:
         if arguments.verbose:
             traceback.print_exception(problem, file=sys.stderr)
-        print(f"error: {_one_line(problem)}", file=sys.stderr)
+        print(f"error: {one_line(problem)}", file=sys.stderr)
         return FAILED
     except KeyboardInterrupt:
         return 130
@@ -408,6 +437,8 @@ def _run(arguments: argparse.Namespace, operator: Operator, ask: Callable[[str],
         return operator.ceiling()
     if command == "verify":
         return _verify(arguments, operator)
+    if command == "proof":
+        return operator.proof(arguments.number, arguments.key_parameter)
     if command == "erase":
         phone = operator.phone_of(arguments.player)
         prompt = (
@@ -436,11 +467,52 @@ def _campaign(arguments: argparse.Namespace, out: TextIO) -> int:
     except _FAILURES as problem:
         if arguments.verbose:
             traceback.print_exception(problem, file=sys.stderr)
-        print(f"error: {_one_line(problem)}", file=sys.stderr)
+        print(f"error: {one_line(problem)}", file=sys.stderr)
         return FAILED
     result = campaign.registration(program)
     out.write(json.dumps(result, indent=2) + "\n" if arguments.json else _render(result))
     return DONE
+
+
+def _proof_key(arguments: argparse.Namespace, out: TextIO, ask: Callable[[str], str]) -> int:
+    """Needs no table or engine: the parameter's name (given, the stack's, or the template's
+    default) and SSM."""
+    try:
+        session = locate.session(arguments.region)
+        name = arguments.name or _proof_key_parameter(arguments, session)
+        what = "Put a new version of" if arguments.rotate else "Create"
+        if not _confirm(arguments, ask, f"{what} the proof key {name} (an SSM SecureString)."):
+            print("nothing changed", file=sys.stderr)
+            return FAILED
+        result = proofs.put_key(
+            session.client("ssm"), name, rotate=arguments.rotate, kms_key_id=arguments.kms_key_id
+        )
+    except NoTerminal as refusal:
+        print(f"error: {refusal}", file=sys.stderr)
+        return USAGE
+    except _FAILURES as problem:
+        if arguments.verbose:
+            traceback.print_exception(problem, file=sys.stderr)
+        print(f"error: {one_line(problem)}", file=sys.stderr)
+        return FAILED
+    out.write(json.dumps(result, indent=2) + "\n" if arguments.json else _render(result))
+    return DONE
+
+
+def _proof_key_parameter(arguments: argparse.Namespace, session: Any) -> str:
+    if arguments.stack:
+        settings = locate.from_stack(
+            session.client("cloudformation"), session.client("lambda"), arguments.stack
+        )
+    elif OperatorSettings.from_environment().names_a_stack:
+        settings = locate.from_environment()
+    else:
+        return proofs.DEFAULT_KEY_PARAMETER
+    if settings.proof_key_parameter is None:
+        raise ConfigurationError(
+            "the game function names no PROOF_KEY_PARAMETER: give the parameter with --name"
+        )
+    return settings.proof_key_parameter
 
 
 def _verify(arguments: argparse.Namespace, operator: Operator) -> dict[str, Any]:
@@ -472,75 +544,6 @@ def _verify(arguments: argparse.Namespace, operator: Operator) -> dict[str, Any]
     if arguments.phone == FICTIONAL_PHONE:
         result["test_phone_erased"] = operator.erase(FICTIONAL_PHONE)["result"]
     return result
-
-
-# -- one line for a failure: its cause and its fix -------------------------------------------------
-
-_EXPIRED = {"ExpiredToken", "ExpiredTokenException", "RequestExpired"}
-_NOT_RECOGNISED = {
-    "UnrecognizedClientException",
-    "InvalidClientTokenId",
-    "InvalidSignatureException",
-    "SignatureDoesNotMatch",
-    "AuthFailure",
-}
-_NOT_ALLOWED = {"AccessDenied", "AccessDeniedException"}
-_NOT_THERE = {"ResourceNotFoundException", "AWS.SimpleQueueService.NonExistentQueue", "QueueDoesNotExist"}
-
-
-def _one_line(problem: BaseException) -> str:
-    """What failed, for an operator: the SDK's cause (found under the tool's own exceptions) and
-    what fixes it. The traceback is for --verbose."""
-    cause = _sdk_cause(problem)
-    if isinstance(cause, NoRegionError):
-        return "no AWS region: give --region NAME, or set AWS_DEFAULT_REGION, or a region in your AWS profile"
-    if isinstance(cause, NoCredentialsError | PartialCredentialsError):
-        return (
-            f"{_first_line(cause)}: configure a profile (`aws configure`, or `aws sso login`) and set "
-            "AWS_PROFILE, or set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"
-        )
-    if isinstance(cause, ProfileNotFound):
-        return f"{_first_line(cause)}: check AWS_PROFILE (`aws configure list-profiles` lists them)"
-    if isinstance(cause, TokenRetrievalError | SSOError):
-        return f"{_first_line(cause)}: sign in again (`aws sso login`)"
-    if isinstance(cause, EndpointConnectionError | ConnectTimeoutError | ConnectionClosedError):
-        return _unreachable(str(cause.kwargs.get("endpoint_url", "")))
-    if isinstance(cause, ClientError):
-        code = cause.response.get("Error", {}).get("Code", "")
-        said = _first_line(problem)
-        if code in _EXPIRED:
-            return f"{said}: your AWS credentials have expired; renew them (`aws sso login`, or new keys)"
-        if code in _NOT_RECOGNISED:
-            return f"{said}: AWS does not accept your credentials; check them (`aws sts get-caller-identity`)"
-        if code in _NOT_ALLOWED:
-            return (
-                f"{said}: your credentials lack this permission (the tool reads, scans and changes "
-                "the stack's tables and queues)"
-            )
-        if code in _NOT_THERE:
-            return f"{said}: the settings name a resource that is not there; check --stack and --region"
-        return said
-    return _first_line(problem)
-
-
-def _sdk_cause(problem: BaseException) -> BaseException | None:
-    seen: BaseException | None = problem
-    while seen is not None:
-        if isinstance(seen, BotoCoreError | ClientError):
-            return seen
-        seen = seen.__cause__ or seen.__context__
-    return None
-
-
-def _first_line(problem: BaseException) -> str:
-    return (str(problem).strip().splitlines() or [type(problem).__name__])[0]
-
-
-def _unreachable(endpoint: str) -> str:
-    return (
-        locate.local_stack_gone(endpoint)
-        or f"cannot reach {endpoint}: check the network, and the region (--region)"
-    )
 
 
 def _render(result: Any) -> str:

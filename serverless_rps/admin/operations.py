@@ -12,11 +12,12 @@ from typing import Any
 
 import boto3
 
+from serverless_rps.admin import proofs
 from serverless_rps.admin.dead_letters import DeadLetterReview
 from serverless_rps.admin.delivery_display import delivery_counts, replies_delivery
 from serverless_rps.admin.errors import Refused
 from serverless_rps.admin.store_reads import StoreReads
-from serverless_rps.bootstrap import Engine, build_engine, build_operator_clients
+from serverless_rps.bootstrap import Engine, build_engine, build_operator_clients, read_proof_keys
 from serverless_rps.config import GameSettings
 from serverless_rps.exceptions import RetryLater
 from serverless_rps.game_store import COMPLETED, IN_PROGRESS, DynamoGameStore
@@ -43,13 +44,16 @@ class Operator:
     sqs: Any
     cloudwatch: Any
     clock: Callable[[], float] = field(default=lambda: time.time())  # looked up at each call
+    ssm: Any = None
 
     @classmethod
     def connect(cls, settings: GameSettings, session: boto3.session.Session | None = None) -> Operator:
         """The game function's engine and the operator's clients, as bootstrap.py builds them."""
         session = session or boto3.session.Session()
         clients = build_operator_clients(session)
-        return cls(settings, build_engine(settings, session), clients.sqs, clients.cloudwatch)
+        return cls(
+            settings, build_engine(settings, session), clients.sqs, clients.cloudwatch, ssm=clients.ssm
+        )
 
     @property
     def store(self) -> DynamoGameStore:
@@ -299,6 +303,19 @@ class Operator:
         self.store.lift_ceiling(self.clock())
         return self.ceiling()
 
+    # -- the proof of opt-outs (proofs.py) ----------------------------------------------------------
+
+    def proof(self, phone: str, key_parameters: Sequence[str] = ()) -> dict[str, Any]:
+        """The number's trail of opt-outs, found under every version of the stack's proof key and
+        of each older key parameter named (a key moved to another parameter)."""
+        records = self.store.proofs
+        if records is None:
+            raise Refused(
+                "this stack keeps no proof of opt-outs (PROOF_RETENTION_DAYS is 0, or no PROOF_TABLE)"
+            )
+        keys = [records.keys(), *(read_proof_keys(self.ssm, name) for name in key_parameters)]
+        return proofs.trail(phone, records.trail(phone, keys))
+
     # -- players' leases and erasure ----------------------------------------------------------------
 
     def unlock(self, phone: str, *, force: bool) -> dict[str, Any]:
@@ -334,6 +351,8 @@ class Operator:
             body="STOP",
             transport_id="admin",
             opt_out_type="STOP",
+            # Its proof record says it was a deletion request, not a text from the number.
+            by_operator=True,
         )
         outcome = self.engine.processor.process(request)
         return {"phone": mask_phone(phone), "result": outcome.value, "request": request.message_sid}

@@ -31,7 +31,14 @@ from serverless_rps.observability import logger
 from serverless_rps.ports import LockedPlayer, OutboundSms
 from serverless_rps.reply_budget import ReplyBudget
 
-__all__ = ["CONTACT_PREFIX", "Contact", "ContactChange", "ContactRecords", "contact_changes"]
+__all__ = [
+    "CONTACT_PREFIX",
+    "Contact",
+    "ContactChange",
+    "ContactRecords",
+    "contact_changes",
+    "contact_from_item",
+]
 
 CONTACT_PREFIX = "contact#"
 # When the phone was sent the opt-in confirmation; an opt-out removes it.
@@ -44,6 +51,11 @@ class Contact:
 
     budget: ReplyBudget | None
     opted_in: bool
+
+
+def contact_from_item(item: Mapping[str, Any]) -> Contact:
+    """A contact record's budget and opt-in, from its item (empty: no record)."""
+    return Contact(budget_from(dict(item)), _OPTED_IN in item)
 
 
 @dataclass
@@ -106,8 +118,7 @@ class ContactRecords:
                 ProjectionExpression="reply_budget, " + _OPTED_IN,
                 ConsistentRead=True,
             )
-        item = response.get("Item", {})
-        return Contact(budget_from(item), _OPTED_IN in item)
+        return contact_from_item(response.get("Item", {}))
 
     def pending_replies(self, phone: str) -> list[str]:
         """The keys of the records whose outbox may still hold a reply to this number."""

@@ -36,8 +36,10 @@ from serverless_rps.game_store.items import (
     shared_from_item,
     shared_to_item,
 )
+from serverless_rps.game_store.proofs import ProofRecords
 from serverless_rps.game_store.tables import TableNames, TransactItem
 from serverless_rps.observability import mask_phone
+from serverless_rps.opt_out_proof import ProofRef
 from serverless_rps.ports import LockedPlayer
 from serverless_rps.reply_budget import ReplyBudget
 
@@ -67,12 +69,19 @@ def lease_lost() -> LockLost:
 
 class GameStateRows:
     def __init__(
-        self, dynamodb_client: Any, tables: TableNames, contacts: ContactRecords, *, lock_lease_seconds: float
+        self,
+        dynamodb_client: Any,
+        tables: TableNames,
+        contacts: ContactRecords,
+        *,
+        lock_lease_seconds: float,
+        proofs: ProofRecords | None = None,
     ) -> None:
         self._dynamodb = dynamodb_client
         self._tables = tables
         self._contacts = contacts
         self._lease = lock_lease_seconds
+        self._proofs = proofs
 
     # -- reads without locks -----------------------------------------------------------------
 
@@ -157,9 +166,16 @@ class GameStateRows:
         player = player_from_item(item)
         if player is not None:
             return LockedPlayer(phone, lock_id, expires_at, player, budget_from(item))
-        # A phone with no player record keeps its reply budget and its opt-in on its contact record.
-        contact = self._contacts.read(phone)
-        return LockedPlayer(phone, lock_id, expires_at, None, contact.budget, opted_in=contact.opted_in)
+        # A phone with no player record keeps its reply budget and its opt-in on its contact record;
+        # an opt-out of it may wait for its next text (proofs.py): read together, one request.
+        waiting: tuple[ProofRef, ...] = ()
+        if self._proofs is None:
+            contact = self._contacts.read(phone)
+        else:
+            contact, waiting = self._proofs.stranger(self._contacts, phone)
+        return LockedPlayer(
+            phone, lock_id, expires_at, None, contact.budget, opted_in=contact.opted_in, proof_waiting=waiting
+        )
 
     def release(self, locked: LockedPlayer) -> None:
         """Give the lease back without changing the player (used only when nothing was committed)."""

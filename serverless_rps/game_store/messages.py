@@ -7,7 +7,9 @@ confirmation), ``delivered`` (index -> outcome), ``delivery_status`` (index -> T
 written by delivery_status.py) and ``outbox_lease = {owner, started_at, expires_at}`` (the
 attempt sending, since when); once every reply is delivered or refused, the ``outbox`` (numbers
 and bodies) is dropped and ``outbox_size``, ``recipients`` (contact ids) and ``sent_to``
-(index -> contact id) are kept.
+(index -> contact id) are kept. An opt-out whose confirmation is in the outbox also holds
+``proof = {number, event, index}``: where its proof record is (proofs.py; a keyed hash, never the
+number) and which reply is the confirmation whose fate the outbox settles there.
 
 This part claims the record and completes it in the commit; after the commit, outboxes.py owns
 it (the lease, deliveries, the drop, erasure). Both read it with `completed_record`.
@@ -24,6 +26,7 @@ from serverless_rps.exceptions import ClaimHeldElsewhere, ClaimLost
 from serverless_rps.game_store.errors import is_condition_failure, translated
 from serverless_rps.game_store.items import number
 from serverless_rps.game_store.tables import TableNames, TransactItem
+from serverless_rps.opt_out_proof import ProofRef
 from serverless_rps.ports import Claim, CompletedRecord, OutboundSms
 
 __all__ = [
@@ -137,27 +140,32 @@ class MessageRecords:
         item: dict[str, Any] | None = response.get("Item")
         return item
 
-    def completion(self, claim: Claim, outbox: Sequence[OutboundSms], now: float) -> TransactItem:
-        """The commit's item that completes the claim, with the outbox to send, leased to us."""
-        request = {
-            "Put": {
-                "TableName": self._tables.idempotency,
-                "Item": {
-                    "messageId": {"S": claim.key},
-                    "status": {"S": COMPLETED},
-                    "attempt_id": {"S": claim.attempt_id},
-                    "completed_at": number(now),
-                    "TTLEpochTimestamp": number(int(now + self._completed_lifetime)),
-                    "outbox": {"L": [sms_value(sms) for sms in outbox]},
-                    "delivered": {"M": {}},
-                    # Filled in by Twilio's status callbacks (delivery_status.py).
-                    "delivery_status": {"M": {}},
-                    "outbox_lease": lease_value(claim.attempt_id, now + self._lease, now),
-                },
-                **_still_ours(claim),
-            }
+    def completion(
+        self, claim: Claim, outbox: Sequence[OutboundSms], now: float, proof: ProofRef | None = None
+    ) -> TransactItem:
+        """The commit's item that completes the claim, with the outbox to send, leased to us; and
+        for an opt-out with a confirmation to send, where its proof record waits for its fate."""
+        item: dict[str, Any] = {
+            "messageId": {"S": claim.key},
+            "status": {"S": COMPLETED},
+            "attempt_id": {"S": claim.attempt_id},
+            "completed_at": number(now),
+            "TTLEpochTimestamp": number(int(now + self._completed_lifetime)),
+            "outbox": {"L": [sms_value(sms) for sms in outbox]},
+            "delivered": {"M": {}},
+            # Filled in by Twilio's status callbacks (delivery_status.py).
+            "delivery_status": {"M": {}},
+            "outbox_lease": lease_value(claim.attempt_id, now + self._lease, now),
         }
-
+        if proof is not None and proof.index is not None:
+            item["proof"] = {
+                "M": {
+                    "number": {"S": proof.number},
+                    "event": {"S": proof.event},
+                    "index": number(proof.index),
+                }
+            }
+        request = {"Put": {"TableName": self._tables.idempotency, "Item": item, **_still_ours(claim)}}
         return TransactItem(request, if_refused=claim_lost)
 
 
@@ -191,6 +199,12 @@ def completed_record(key: str, item: dict[str, Any]) -> CompletedRecord:
     delivered = {int(index): value["S"] for index, value in item["delivered"]["M"].items()}
     recipients = tuple(sorted(item.get("recipients", {}).get("SS", [])))
     sent_to = {int(index): value["S"] for index, value in item.get("sent_to", {}).get("M", {}).items()}
+    proof = item.get("proof", {}).get("M")
+    learnt = {
+        int(index): status["M"]["sid"]["S"]
+        for index, status in item.get("delivery_status", {}).get("M", {}).items()
+        if "sid" in status.get("M", {})
+    }
     return CompletedRecord(
         key,
         outbox,
@@ -199,4 +213,6 @@ def completed_record(key: str, item: dict[str, Any]) -> CompletedRecord:
         recipients,
         float(item["completed_at"]["N"]),
         sent_to,
+        ProofRef(proof["number"]["S"], proof["event"]["S"], int(proof["index"]["N"])) if proof else None,
+        learnt,
     )

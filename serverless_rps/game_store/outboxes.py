@@ -10,7 +10,9 @@ writes the record:
   ids: keyed hashes, never numbers) stay, so that a redelivery can still finish exactly;
 * an opt-out erases the number from every outbox that still holds it (``erase_number``), and an
   opt-out confirmation's number leaves its outbox before it is sent (``withhold_number``);
-* the look before re-sending reads what every other record sent a number (``others_sending_to``).
+* the look before re-sending reads what every other record sent a number (``others_sending_to``);
+* an opt-out confirmation's fate, once known, goes to the opt-out's proof record (``settle_proof``,
+  proofs.py), which the commit left ``pending``.
 
 Dropping the outbox is written once, `_drop`, and returned as an `Update`; the three writes that
 may drop it (the last delivery, `finish`, an erasure that leaves nothing to send) add it to their
@@ -30,7 +32,9 @@ from serverless_rps.game_store.contacts import CONTACT_PREFIX, ContactRecords
 from serverless_rps.game_store.errors import is_condition_failure, translated
 from serverless_rps.game_store.items import BATCH_GET_LIMIT, number
 from serverless_rps.game_store.messages import COMPLETED, completed_record, lease_value, sms_value
+from serverless_rps.game_store.proofs import ProofRecords
 from serverless_rps.game_store.tables import TableNames, Update
+from serverless_rps.opt_out_proof import Fate, ProofRef
 from serverless_rps.ports import ERASED, SENDING, CompletedRecord, OtherSends, OutboundSms
 
 __all__ = ["OUTBOX_LEASE_FREE", "OutboxRecords", "sids_sent_to"]
@@ -72,12 +76,19 @@ class OutboxRecords:
     """`ports.OutboxStore` on DynamoDB."""
 
     def __init__(
-        self, dynamodb_client: Any, tables: TableNames, contacts: ContactRecords, *, lock_lease_seconds: float
+        self,
+        dynamodb_client: Any,
+        tables: TableNames,
+        contacts: ContactRecords,
+        *,
+        lock_lease_seconds: float,
+        proofs: ProofRecords | None = None,
     ) -> None:
         self._dynamodb = dynamodb_client
         self._tables = tables
         self._contacts = contacts
         self._lease = lock_lease_seconds
+        self._proofs = proofs
 
     # -- the outbox lease ----------------------------------------------------------------------
 
@@ -291,6 +302,14 @@ class OutboxRecords:
         if drop is not None:
             # What the last delivery would have done next (`finish`), for the other recipients.
             self._forget(record, drop.recipients)
+
+    # -- an opt-out's proof ------------------------------------------------------------------------
+
+    def settle_proof(self, ref: ProofRef, fate: Fate, now: float) -> None:
+        # A stack that keeps no proof records has none to settle (a record committed while it did
+        # keeps its reference: its proof record is there).
+        if self._proofs is not None:
+            self._proofs.settle(ref, fate, now)
 
     # -- what the other records sent a number --------------------------------------------------
 

@@ -11,10 +11,11 @@ the commit (docs/protocol.md, "Table formats", has one chapter per record):
 * game_state.py  players and shared records: leases, lock-free reads, fenced writes
 * nicknames.py   who owns a name
 * sms_counts.py  the day's SMS counters, for the daily ceiling: added to in the commit
+* proofs.py      the proof of every opt-out, under a keyed hash of the number, kept for years
 * items.py       the game-state rows' item formats; errors.py, the SDK's errors translated
 
 This face assembles the commit: players and shared records (fenced), nicknames, contact records,
-the day's SMS counter, the completed claim, in one TransactWriteItems.
+the proof records, the day's SMS counter, the completed claim, in one TransactWriteItems.
 """
 
 from __future__ import annotations
@@ -32,8 +33,10 @@ from serverless_rps.game_store.game_state import GameStateRows
 from serverless_rps.game_store.messages import MessageRecords
 from serverless_rps.game_store.nicknames import NicknameRows
 from serverless_rps.game_store.outboxes import OutboxRecords
+from serverless_rps.game_store.proofs import ProofRecords, ProofSettings
 from serverless_rps.game_store.sms_counts import SmsCounters
 from serverless_rps.game_store.tables import TableNames, TransactItem
+from serverless_rps.opt_out_proof import ProofOfMessage, ProofRef
 from serverless_rps.ports import Claim, CompletedRecord, LockedPlayer, OutboundSms, SmsCount
 from serverless_rps.reply_budget import ReplyBudget
 
@@ -50,15 +53,18 @@ class DynamoGameStore:
         in_progress_expiry_seconds: float,
         completed_record_seconds: float,
         contact_key: bytes,
+        proof: ProofSettings | None = None,
         messages: type[MessageRecords] = MessageRecords,
         game_state: type[GameStateRows] = GameStateRows,
         outboxes: type[OutboxRecords] = OutboxRecords,
     ) -> None:
-        """`messages`, `game_state` and `outboxes` name the parts' classes: the simulation swaps in
-        broken variants of a part (tests/simulation/engines.py)."""
+        """`proof`: where and how long opt-outs are proven (None: no proof records, the proof
+        retention's 0). `messages`, `game_state` and `outboxes` name the parts' classes: the
+        simulation swaps in broken variants of a part (tests/simulation/engines.py)."""
         self._dynamodb = dynamodb_client
         self._tables = tables
         self._lease = lock_lease_seconds
+        self._proofs = ProofRecords(dynamodb_client, proof, tables.idempotency) if proof is not None else None
         self._contacts = ContactRecords(
             dynamodb_client,
             tables,
@@ -73,13 +79,21 @@ class DynamoGameStore:
             completed_record_seconds=completed_record_seconds,
         )
         self._game_state = game_state(
-            dynamodb_client, tables, self._contacts, lock_lease_seconds=lock_lease_seconds
+            dynamodb_client,
+            tables,
+            self._contacts,
+            lock_lease_seconds=lock_lease_seconds,
+            proofs=self._proofs,
         )
         self._nicknames = NicknameRows(dynamodb_client, tables)
         self._sms_counters = SmsCounters(dynamodb_client, tables)
-        # The outbox's store (outbox.py's `Outbox` holds it): the same tables and contact records.
+        # The outbox's store (outbox.py's `Outbox` holds it): the same tables, contact records and proofs.
         self.outboxes = outboxes(
-            dynamodb_client, tables, self._contacts, lock_lease_seconds=lock_lease_seconds
+            dynamodb_client,
+            tables,
+            self._contacts,
+            lock_lease_seconds=lock_lease_seconds,
+            proofs=self._proofs,
         )
 
     @property
@@ -93,6 +107,11 @@ class DynamoGameStore:
 
     def contact_id(self, phone: str) -> str:
         return self._contacts.contact_id(phone)
+
+    @property
+    def proofs(self) -> ProofRecords | None:
+        """The proof records (None when the stack keeps none): the operator's `proof` reads them."""
+        return self._proofs
 
     # -- message records ----------------------------------------------------------------------
 
@@ -141,9 +160,11 @@ class DynamoGameStore:
         outbox: Sequence[OutboundSms],
         budgets: Mapping[str, ReplyBudget],
         now: float,
+        proof: ProofOfMessage | None = None,
     ) -> CompletedRecord:
         """One TransactWriteItems: players and shared records (releasing their leases), nicknames,
-        contact records, the outbox's SMS added to the day's counter, the completed record.
+        contact records, proof records, the outbox's SMS added to the day's counter, the completed
+        record.
 
         Every write to a locked row is fenced: it happens only if we still hold that row's lease
         and the lease has not expired. The idempotency record completes only if our claim is still
@@ -153,6 +174,7 @@ class DynamoGameStore:
         redeliveries.
         """
         changes = contact_changes(locked, decision, outbox, budgets)
+        proofs, proof_ref = self._proof_writes(claim, locked, outbox, now, proof)
         transaction: list[TransactItem] = [
             *(self._game_state.write(held, decision, budgets, now) for held in locked),
             *self._nicknames.writes(locked, decision),
@@ -160,8 +182,9 @@ class DynamoGameStore:
                 self._contacts.write(phone, change, claim.key, now)
                 for phone, change in sorted(changes.items())
             ),
+            *proofs,
             *([self._sms_counters.count(claim.key, len(outbox), now)] if outbox else []),
-            self._messages.completion(claim, outbox, now),
+            self._messages.completion(claim, outbox, now, proof_ref),
         ]
         items = [entry.request for entry in transaction]
         with translated("commit"):
@@ -174,4 +197,21 @@ class DynamoGameStore:
                 if exc.response.get("Error", {}).get("Code") != "TransactionCanceledException":
                     raise
                 raise cancellation_error(exc, transaction) from exc
-        return CompletedRecord(claim.key, tuple(outbox), {}, now + self._lease)
+        return CompletedRecord(claim.key, tuple(outbox), {}, now + self._lease, proof=proof_ref)
+
+    def _proof_writes(
+        self,
+        claim: Claim,
+        locked: Sequence[LockedPlayer],
+        outbox: Sequence[OutboundSms],
+        now: float,
+        proof: ProofOfMessage | None,
+    ) -> tuple[list[TransactItem], ProofRef | None]:
+        """The proof records' items of this commit, and where an opt-out's record waits for its
+        confirmation's fate (the confirmation is the outbox entry with a `send_by`)."""
+        if self._proofs is None or proof is None:
+            return [], None
+        sender = next((held for held in locked if held.phone == proof.sender), None)
+        waiting = sender.proof_waiting if sender is not None else ()
+        confirmation = next((index for index, sms in enumerate(outbox) if sms.send_by is not None), None)
+        return self._proofs.writes(proof, waiting, claim.key, now, confirmation)

@@ -91,9 +91,15 @@ CLASSIFICATION: tuple[Rule, ...] = (
         checks=(ADMIN_SUBCOMMAND_CHECK,),
     ),
     Rule(
-        r"\S*python -m serverless_rps\.admin --stack (?P<stack>\S+) (?P<sub>erase|player) \+[0-9]+",
+        r"\S*python -m serverless_rps\.admin --stack (?P<stack>\S+) (?P<sub>erase|player|proof) \+[0-9]+",
         Kind.NOT_LOCAL,
-        "the operator's tool on one phone of a deployed stack (docs/privacy.md's deletion request)",
+        "the operator's tool on one phone of a deployed stack (a deletion request, a proof of opt-out)",
+        checks=(ADMIN_SUBCOMMAND_CHECK,),
+    ),
+    Rule(
+        r"\S*python -m serverless_rps\.admin --region (?P<region>\S+) (?P<sub>proof-key)( --rotate)?",
+        Kind.NOT_LOCAL,
+        "puts the proof key in a real account's SSM (tests/protocol/test_admin_proof.py runs it on moto)",
         checks=(ADMIN_SUBCOMMAND_CHECK,),
     ),
     Rule(

@@ -61,7 +61,7 @@ _EVENT_SOURCE = "serverless_rps_local.event_source"
 # The operator's commands that only read (cli.py's help says "(reads only)"); every other one
 # changes something and needs the read-write policy. A command that changes something only with
 # an option is two: `ceiling` reads, `ceiling --lift` changes (the option's help says "CHANGES:").
-READ_ONLY_COMMANDS = ("status", "player", "dlq list", "outbox pending", "ceiling", "campaign")
+READ_ONLY_COMMANDS = ("status", "player", "dlq list", "outbox pending", "ceiling", "proof", "campaign")
 
 # The command line's own dispatch: the function after these says what a command does.
 _DISPATCH = frozenset({"serverless_rps.admin.cli:main", "serverless_rps.admin.cli:_run"})
@@ -80,12 +80,13 @@ _CONNECTING = (
     "verify",
     "ceiling",
     "ceiling --lift",
+    "proof",
 )
 OPERATOR_FUNCTIONS: Mapping[str, tuple[str, ...]] = {
     # Every command but campaign connects: the stack's settings (--stack), then the Twilio token.
     "serverless_rps.admin.cli:_connect": _CONNECTING,
     "serverless_rps.admin.operations:Operator.connect": _CONNECTING,
-    "serverless_rps.admin.locate:from_stack": (*_CONNECTING, "campaign"),
+    "serverless_rps.admin.locate:from_stack": (*_CONNECTING, "campaign", "proof-key"),
     "serverless_rps.admin.cli:_campaign": ("campaign",),
     "serverless_rps.admin.operations:Operator.status": ("status",),
     "serverless_rps.admin.operations:Operator.player": ("player",),
@@ -105,6 +106,8 @@ OPERATOR_FUNCTIONS: Mapping[str, tuple[str, ...]] = {
     "serverless_rps.admin.operations:Operator.ceiling": ("ceiling", "ceiling --lift"),
     "serverless_rps.admin.operations:Operator.lift_ceiling": ("ceiling --lift",),
     "serverless_rps.admin.cli:_verify": ("verify",),
+    "serverless_rps.admin.operations:Operator.proof": ("proof",),
+    "serverless_rps.admin.cli:_proof_key": ("proof-key",),
     "serverless_rps.admin.locate:stack_output": ("verify",),
 }
 

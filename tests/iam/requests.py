@@ -42,6 +42,7 @@ NAMES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
         "GameStateTable": ("GameStateTable", "*-GameStateTable-*", "rps-game-state"),
         "NicknameTable": ("NicknameTable", "*-NicknameTable-*", "rps-nicknames"),
         "IdempotencyTable": ("IdempotencyTable", "*-IdempotencyTable-*", "rps-idempotency"),
+        "ProofTable": ("ProofTable", "*-ProofTable-*", "rps-opt-out-proof"),
     },
     "queue": {
         "IncomingQueue": ("IncomingQueue", "*-IncomingQueue-*", "rps-incoming", "incoming", "incoming-*"),
@@ -55,8 +56,9 @@ NAMES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
         ),
     },
     "function": {"GameFunction": ("GameFunction", "*-GameFunction-*", "rps-game")},
-    # The one parameter the code reads: the Twilio auth token's, whatever the test named it.
-    "parameter": {"TwilioAuthTokenParameterName": ("/*",)},
+    # The two parameters the code reads: the proof key's (named `...proof-key...` in the tests and
+    # by default) and the Twilio auth token's, whatever else the test named it. First match wins.
+    "parameter": {"ProofKeyParameterName": ("*proof-key*",), "TwilioAuthTokenParameterName": ("/*",)},
     # The operator's tool describes the stack it is told to (--stack), whatever its name.
     "stack": {"AWS::StackName": ("*",)},
 }
@@ -156,6 +158,8 @@ OPERATIONS: Mapping[tuple[str, str], _Operation] = {
         )
     },
     ("ssm", "GetParameter"): ("ssm:GetParameter", "Name", _Resources.parameter),
+    ("ssm", "GetParameterHistory"): ("ssm:GetParameterHistory", "Name", _Resources.parameter),
+    ("ssm", "PutParameter"): ("ssm:PutParameter", "Name", _Resources.parameter),
     ("lambda", "GetFunctionConfiguration"): (
         "lambda:GetFunctionConfiguration",
         "FunctionName",

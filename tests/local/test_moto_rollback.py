@@ -116,3 +116,74 @@ def test_committed_and_cancelled_transactions_leave_the_same_tables_as_stock_mot
     assert [item["id"]["S"] for item in tables["players"]] == ["alice", "erin"]
     assert [(item["id"]["S"], item["v"]["S"]) for item in tables["names"]] == [("alice", "x")]
     assert tables["players"][0]["v"] == {"S": "4"}
+
+
+def _event(number: str, event: str, **values: str) -> dict[str, Any]:
+    item = {"number": {"S": number}, "event": {"S": event}, **{name: {"S": v} for name, v in values.items()}}
+    return {"Put": {"TableName": "proof", "Item": item}}
+
+
+def _event_if_absent(number: str, event: str) -> dict[str, Any]:
+    put = _event(number, event)
+    put["Put"]["ConditionExpression"] = "attribute_not_exists(#event)"
+    put["Put"]["ExpressionAttributeNames"] = {"#event": "event"}
+    return put
+
+
+# A table with a sort key (as the proof table has): items of one partition and of a new one,
+# before and after the refused condition.
+KEYED_BY_TWO: list[list[dict[str, Any]]] = [
+    [_event("n1", "a", v="1"), _event("n1", "b", v="1")],
+    [_event("n1", "c", v="1"), _event("n2", "a", v="1"), _event_if_absent("n1", "a")],
+    [_event("n1", "a", v="2"), _event_if_absent("n1", "b")],
+    [_event("n3", "a", v="1"), _event("n1", "b", v="3")],
+]
+
+
+def _play_keyed_by_two() -> tuple[list[str], list[dict[str, Any]]]:
+    dynamodb = boto3.client("dynamodb", region_name=REGION)
+    dynamodb.create_table(
+        TableName="proof",
+        KeySchema=[
+            {"AttributeName": "number", "KeyType": "HASH"},
+            {"AttributeName": "event", "KeyType": "RANGE"},
+        ],
+        AttributeDefinitions=[
+            {"AttributeName": "number", "AttributeType": "S"},
+            {"AttributeName": "event", "AttributeType": "S"},
+        ],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    outcomes = []
+    for items in KEYED_BY_TWO:
+        try:
+            dynamodb.transact_write_items(TransactItems=items)
+            outcomes.append("committed")
+        except ClientError as error:
+            outcomes.append(
+                "cancelled: " + ",".join(r["Code"] for r in error.response["CancellationReasons"])
+            )
+    items = dynamodb.scan(TableName="proof")["Items"]
+    return outcomes, sorted(items, key=lambda item: (item["number"]["S"], item["event"]["S"]))
+
+
+def test_a_table_with_a_sort_key_is_rolled_back_item_by_item_as_stock_moto_does() -> None:
+    with mock_aws():
+        stock = _play_keyed_by_two()
+    with mock_aws(), light_transaction_rollback():
+        light = _play_keyed_by_two()
+
+    assert light == stock
+    outcomes, items = light
+    assert outcomes == [
+        "committed",
+        "cancelled: None,None,ConditionalCheckFailed",
+        "cancelled: None,ConditionalCheckFailed",
+        "committed",
+    ]
+    # The cancelled transactions left no n1/c, no partition n2, and n1/a as it was.
+    assert [(item["number"]["S"], item["event"]["S"], item["v"]["S"]) for item in items] == [
+        ("n1", "a", "1"),
+        ("n1", "b", "3"),
+        ("n3", "a", "1"),
+    ]

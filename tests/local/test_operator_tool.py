@@ -145,3 +145,32 @@ def test_verify_sends_a_signed_text_through_the_webhook_and_follows_it_to_its_re
         forged = {**variables, "TWILIO_AUTH_TOKEN": "not-the-token", "TWILIO_AUTH_TOKEN_PARAMETER": ""}
         assert "answered 403" in _admin_fails(forged, "verify", "--timeout", "10s")
         assert len(stack.twilio.sent_messages()) == 3, "nothing refused reached the game"
+
+
+def test_the_local_stack_makes_its_own_proof_key_keeps_it_and_proves_an_opt_out_with_it(
+    tmp_path: Path,
+) -> None:
+    """No key to create by hand locally: the stack puts one in moto's SSM under the template's
+    parameter name, keeps it in its state directory, and the game function proves an opt-out
+    with it; `proof` reads it back, after a restart too."""
+    options = StackOptions(state_directory=tmp_path, serve_http=False, poll_queue=False, warm=False)
+    with LocalStack(options) as stack:
+        variables = _variables(tmp_path / OPERATOR_ENVIRONMENT)
+        game = stack.function(GAME_FUNCTION)
+        for sid, body in (("SM" + "c" * 32, "nick alice"), ("SM" + "d" * 32, "Stop.")):
+            assert game.invoke(sqs_event([sqs_record(PHONE, body, sid=sid)])).response == {
+                "batchItemFailures": []
+            }
+        parameter = variables["PROOF_KEY_PARAMETER"]
+        kept = json.loads((tmp_path / "proof-key.json").read_text())["key"]
+        stored = stack.aws("ssm").get_parameter(Name=parameter, WithDecryption=True)["Parameter"]["Value"]
+        assert stored == kept
+        assert len(bytes.fromhex(kept)) == 32
+
+        [opt_out] = _admin(variables, "proof", PHONE)["trail"]
+        assert (opt_out["rule"], opt_out["key"]) == ("keyword-as-typed", f"{parameter}:1")
+        assert opt_out["confirmation"].startswith("sent, SM")
+
+    with LocalStack(options):
+        again = _variables(tmp_path / OPERATOR_ENVIRONMENT)
+        assert _admin(again, "proof", PHONE)["trail"] == [opt_out], "the saved proof, under the kept key"

@@ -26,12 +26,17 @@ from tests.conftest import (
     BOB,
     BOT_NUMBER,
     LEASE_SECONDS,
+    PROOF_KEY,
+    PROOF_TABLE,
     REGION,
     TABLES,
     TWILIO_ACCOUNT,
     TWILIO_TOKEN,
     new_store,
 )
+
+# The proof key's SSM parameter in the deployed fixture (tests/iam maps `*proof-key*` names to it).
+PROOF_KEY_PARAMETER = "/rps/proof-key"
 
 
 class LambdaContext:
@@ -46,6 +51,11 @@ def deployed(monkeypatch: pytest.MonkeyPatch, dynamodb: Any, twilio: LocalTwilio
     sqs = boto3.client("sqs", region_name=REGION)
     dead_letters = sqs.create_queue(QueueName="dlq")["QueueUrl"]
     incoming = sqs.create_queue(QueueName="incoming")["QueueUrl"]
+    # The proof key as deployed: an SSM SecureString the game function reads, every version of it
+    # (here one: the fixed test key, so that tests find the records under PROOF_KEY).
+    boto3.client("ssm", region_name=REGION).put_parameter(
+        Name=PROOF_KEY_PARAMETER, Value=PROOF_KEY.secret.hex(), Type="SecureString"
+    )
     for name, value in {
         "GAME_STATE_TABLE": TABLES.game_state,
         "NICKNAME_TABLE": TABLES.nickname,
@@ -55,6 +65,8 @@ def deployed(monkeypatch: pytest.MonkeyPatch, dynamodb: Any, twilio: LocalTwilio
         "TWILIO_ACCOUNT_SID": TWILIO_ACCOUNT,
         "TWILIO_AUTH_TOKEN": TWILIO_TOKEN,
         "TWILIO_API_URL": twilio.base_url,
+        "PROOF_TABLE": PROOF_TABLE,
+        "PROOF_KEY_PARAMETER": PROOF_KEY_PARAMETER,
     }.items():
         monkeypatch.setenv(name, value)
     app._cold_start.cache_clear()

@@ -32,7 +32,9 @@ from serverless_rps.exceptions import (
 from serverless_rps.game import LEADERBOARD_SHARDS, LOBBY_SHARDS, Decision
 from serverless_rps.game_store.delivery_status import DeliveryStatus, DeliveryStatusRecords
 from serverless_rps.game_store.errors import translated
+from serverless_rps.game_store.proofs import ProofRecords
 from serverless_rps.model import LOBBY_SWEEP_SECONDS
+from serverless_rps.opt_out_proof import SENT, Fate, ProofRef
 from serverless_rps.ports import SENDING, CompletedRecord, OutboundSms
 from tests.conftest import (
     ALICE,
@@ -41,6 +43,7 @@ from tests.conftest import (
     CAROL,
     IN_PROGRESS_SECONDS,
     LEASE_SECONDS,
+    PROOF_KEY,
     STRANGER,
     TABLES,
     Game,
@@ -127,6 +130,18 @@ def _restoring(game: Game) -> Callable[[], object]:
     return lambda: game.store.outboxes.restore_number(record.key, index, sms)
 
 
+def _settling_a_proof(game: Game) -> Callable[[], object]:
+    game.text(ALICE, "Stop.")  # a confirmed opt-out: its proof record, settled once it was sent
+    [opt_out] = game.opt_outs_of(ALICE)
+    ref = ProofRef(opt_out["number"]["S"], opt_out["event"]["S"], 0)
+    return lambda: game.store.outboxes.settle_proof(ref, Fate(SENT, "SM" + "d" * 32), time.time())
+
+
+def _proofs(game: Game) -> ProofRecords:
+    assert game.store.proofs is not None
+    return game.store.proofs
+
+
 Setup = Callable[[Game], Callable[[], object]]
 STEPS: list[tuple[str, str, Setup]] = [
     ("claim the message", "PutItem", lambda game: lambda: game.store.claim("SM-new", "a1", time.time())),
@@ -170,8 +185,16 @@ STEPS: list[tuple[str, str, Setup]] = [
     ("read players", "BatchGetItem", lambda game: lambda: game.store.get_players([ALICE, BOB])),
     ("read shared records", "BatchGetItem", lambda game: lambda: game.store.get_shared(LEADERBOARD_SHARDS)),
     ("lock a player", "UpdateItem", lambda game: lambda: game.store.lock(ALICE, "l1", time.time())),
-    # A phone without a player record keeps its reply budget on its contact record.
-    ("read a contact", "GetItem", lambda game: lambda: game.store.lock(STRANGER, "l1", time.time())),
+    # A phone without a player record keeps its reply budget on its contact record, read with the
+    # status of its proof of opt-out (whether one waits for its next text).
+    (
+        "read a contact and its proof",
+        "BatchGetItem",
+        lambda game: lambda: game.store.lock(STRANGER, "l1", time.time()),
+    ),
+    # An opt-out confirmation's fate, on its proof record; the operator's read of a number's proof.
+    ("settle an opt-out's proof", "UpdateItem", _settling_a_proof),
+    ("read a number's proof", "Query", lambda game: lambda: _proofs(game).trail(ALICE)),
     ("release a lock", "UpdateItem", lambda game: _locked(game, ALICE)),
     ("release a lock", "DeleteItem", lambda game: _locked(game, STRANGER)),  # the bare row goes
     (
@@ -275,12 +298,13 @@ def test_the_shared_records_and_a_strangers_budget_are_read_strongly_consistentl
     reads: list[tuple[str, bool]] = []
 
     def note_read(params: dict[str, Any], **_: Any) -> None:
+        # A key's first attribute: the phone, the message or contact id, or a number's keyed hash.
         if "Key" in params:
-            [key] = params["Key"].values()
+            key = next(iter(params["Key"].values()))
             reads.append((key["S"], bool(params.get("ConsistentRead"))))
         for request in params.get("RequestItems", {}).values():
             for keys in request["Keys"]:
-                [key] = keys.values()
+                key = next(iter(keys.values()))
                 reads.append((key["S"], bool(request.get("ConsistentRead"))))
 
     events = ("provide-client-params.dynamodb.GetItem", "provide-client-params.dynamodb.BatchGetItem")
@@ -295,7 +319,8 @@ def test_the_shared_records_and_a_strangers_budget_are_read_strongly_consistentl
             game.dynamodb.meta.events.unregister(event, note_read)
     assert game.sms.last(ALICE) == replies.top_unranked([("bob", 1)]), "alice lost: not ranked"
     shared = {*LOBBY_SHARDS, *LEADERBOARD_SHARDS}
-    assert {*shared, game.store.contact_id(STRANGER)} <= {key for key, _ in reads}
+    stranger = {game.store.contact_id(STRANGER), PROOF_KEY.number_id(STRANGER)}
+    assert {*shared, *stranger} <= {key for key, _ in reads}
     assert all(consistent for _, consistent in reads), reads
 
 
@@ -303,18 +328,19 @@ def test_a_strangers_lock_reads_nothing_but_the_budget_and_opt_in_of_its_contact
     """A contact record also lists the outboxes waiting with replies to the number, which can be
     many keys: the lock asks DynamoDB for the budget and the opt-in marker alone. (The read costs
     the same capacity either way, DynamoDB charges by the whole item's size; the answer the
-    function waits for and parses stays small.)"""
+    function waits for and parses stays small.) The same request reads the number's proof status,
+    in one request with it."""
     game.text(STRANGER, "score")  # a contact record with a budget and an expiry
     answers: list[set[str]] = []
 
     def note_answer(parsed: dict[str, Any], **_: Any) -> None:
-        answers.append(set(parsed.get("Item", {})))
+        answers.extend(set(item) for item in parsed.get("Responses", {}).get(TABLES.idempotency, []))
 
-    game.dynamodb.meta.events.register("after-call.dynamodb.GetItem", note_answer)
+    game.dynamodb.meta.events.register("after-call.dynamodb.BatchGetItem", note_answer)
     try:
         locked = game.store.lock(STRANGER, "attempt", time.time())
     finally:
-        game.dynamodb.meta.events.unregister("after-call.dynamodb.GetItem", note_answer)
+        game.dynamodb.meta.events.unregister("after-call.dynamodb.BatchGetItem", note_answer)
     assert locked.budget is not None
     assert answers == [{"reply_budget", "opted_in_at"}]
 

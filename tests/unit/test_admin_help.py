@@ -32,6 +32,8 @@ COMMANDS = [
     ["erase"],
     ["verify"],
     ["ceiling"],
+    ["proof"],
+    ["proof-key"],
     ["campaign"],
 ]
 

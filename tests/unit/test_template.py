@@ -178,6 +178,8 @@ def test_the_game_function_environment_passes_the_settings_own_checks(template: 
     assert (settings.reply_budget_burst, settings.reply_budget_per_hour) == (60, 180)
     assert settings.served_countries.calling_codes == ("1",)
     assert settings.daily_sms_ceiling == template["Parameters"]["DailySmsCeiling"]["Default"]
+    assert settings.keeps_proof
+    assert settings.proof_retention_days == 4 * 365 + 1
 
     assert settings.function_timeout_seconds == game_timeout(template)
     assert settings.completed_record_seconds == number(variables["COMPLETED_RECORD_SECONDS"])
@@ -443,11 +445,12 @@ def test_only_x_ray_which_cannot_name_a_resource_is_granted_on_every_resource(
             assert all(action.startswith("xray:") for action in actions(statement)), statement
 
 
-def test_the_game_function_touches_only_its_three_tables_its_queues_and_its_token(
+def test_the_game_function_touches_only_its_four_tables_its_queues_its_token_and_its_proof_key(
     template: dict[str, Any],
 ) -> None:
     tables = [
-        {"Fn::GetAtt": [table, "Arn"]} for table in ("GameStateTable", "NicknameTable", "IdempotencyTable")
+        {"Fn::GetAtt": [table, "Arn"]}
+        for table in ("GameStateTable", "NicknameTable", "IdempotencyTable", "ProofTable")
     ]
     role = "GameFunctionRole"
     all_actions = set().union(*(actions(statement) for statement in statements(template, role)))
@@ -469,7 +472,60 @@ def test_the_game_function_touches_only_its_three_tables_its_queues_and_its_toke
     ]
     (token,) = allowed(template, role, "ssm:GetParameter")
     assert "${TwilioAuthTokenParameterName}" in token["Fn::Sub"]
+    (proof_key,) = allowed(template, role, "ssm:GetParameterHistory")
+    assert "${ProofKeyParameterName}" in proof_key["Fn::Sub"]
+    # The proof table is written and read by key only: never deleted from, scanned or queried.
+    assert allowed(template, role, "dynamodb:DeleteItem") == tables[:3]
+    assert {"Fn::GetAtt": ["ProofTable", "Arn"]} not in allowed(template, role, "dynamodb:GetItem")
     assert not {action for action in all_actions if action.endswith(("Scan", "Query", "DeleteQueue", "*"))}
+
+
+def test_with_no_proof_retention_the_game_function_gets_no_grant_on_the_proof_table_or_key(
+    template: dict[str, Any],
+) -> None:
+    conditions = template["Conditions"]["KeepsProofOfOptOuts"]
+    assert conditions == {"Fn::Not": [{"Fn::Equals": [{"Ref": "ProofRetentionDays"}, 0]}]}
+    proof_statements = [
+        statement["Fn::If"]
+        for policy in properties(template, "GameFunctionRole")["Policies"]
+        for statement in policy["PolicyDocument"]["Statement"]
+        if "Fn::If" in statement and statement["Fn::If"][0] == "KeepsProofOfOptOuts"
+    ]
+    granted = [branch for _, branch, _ in proof_statements]
+    assert {sid["Sid"] for sid in granted} == {"ProveOptOuts", "ReadProofKey"}
+    assert all(otherwise == {"Ref": "AWS::NoValue"} for _, _, otherwise in proof_statements)
+    # Every grant on the proof table or key is one of these conditional statements.
+    unconditional = [
+        statement
+        for policy in properties(template, "GameFunctionRole")["Policies"]
+        for statement in policy["PolicyDocument"]["Statement"]
+        if "Fn::If" not in statement
+    ]
+    assert "ProofTable" not in str(unconditional)
+    assert "ProofKeyParameterName" not in str(unconditional)
+
+
+def test_the_proof_is_kept_four_years_by_ttl_keyed_by_number_hash_and_event_and_outlives_the_stack(
+    template: dict[str, Any],
+) -> None:
+    table = template["Resources"]["ProofTable"]
+    proof = table["Properties"]
+
+    assert proof["KeySchema"] == [
+        {"AttributeName": "number", "KeyType": "HASH"},
+        {"AttributeName": "event", "KeyType": "RANGE"},
+    ]
+    assert proof["TimeToLiveSpecification"] == {"AttributeName": "TTLEpochTimestamp", "Enabled": True}
+    assert proof["BillingMode"] == "PAY_PER_REQUEST"
+    assert proof["PointInTimeRecoverySpecification"] == {"PointInTimeRecoveryEnabled": True}
+    assert (table["DeletionPolicy"], table["UpdateReplacePolicy"]) == ("Retain", "Retain")
+    retention = template["Parameters"]["ProofRetentionDays"]
+    assert (retention["Default"], retention["MinValue"]) == (4 * 365 + 1, 0)
+    variables = environment(template, "GameFunction")
+    assert variables["PROOF_TABLE"] == {"Ref": "ProofTable"}
+    assert variables["PROOF_KEY_PARAMETER"] == {"Ref": "ProofKeyParameterName"}
+    assert variables["PROOF_RETENTION_DAYS"] == {"Ref": "ProofRetentionDays"}
+    assert "PROOF_KEY" not in variables, "the key reaches the function only as an SSM parameter's name"
 
 
 def test_the_webhook_may_only_enqueue_record_a_status_read_its_token_and_write_its_logs_and_traces(
@@ -503,7 +559,7 @@ def test_kms_decrypt_is_granted_only_for_a_customer_managed_key_and_only_through
         statement["Fn::If"]
         for policy in properties(template, role)["Policies"]
         for statement in policy["PolicyDocument"]["Statement"]
-        if "Fn::If" in statement
+        if "Fn::If" in statement and "kms:Decrypt" in str(statement)
     ]
     condition, granted, otherwise = conditional
 
@@ -583,6 +639,8 @@ def test_outputs_give_the_webhook_url_and_the_resource_names(template: dict[str,
         "DeadLetterQueueUrl",
         "DeadLetterQueueName",
         "DeadLetterQueueArn",
+        "ProofTableName",
+        "ProofKeyParameterName",
     ):
         assert name in outputs
 
