@@ -212,3 +212,26 @@ def texted_with(texted_as: str, opt_out_type: str | None) -> str:
     keyword, another opt-out, anything else), or an opt-in keyword when Twilio's Advanced Opt-Out
     matched one (`OptOutType=START`, which the game does not answer)."""
     return OPT_IN_KEYWORD if opt_out_type == "START" else texted_as
+
+
+def of_message(
+    sender: str,
+    received: float,
+    *,
+    texted_as: str,
+    opt_out_type: str | None,
+    by_operator: bool,
+    reading: OptOutReading | None,
+    confirmation_queued: bool,
+) -> ProofOfMessage:
+    """What the proof records learn from a message: a text from the number (unless the operator
+    sent it: admin `erase`), and for an opt-out (`reading`, from its command's row) how it was read
+    and its confirmation's fate so far (`confirmation_queued`: it survived the budget and waits in
+    the outbox)."""
+    texted = None if by_operator else texted_with(texted_as, opt_out_type)
+    if reading is None:
+        return ProofOfMessage(sender, received, texted)
+    if by_operator:
+        reading = reading_of(reading.rule, reading.language, confirm=False, by_operator=True)
+    fate = initial_fate(reading, confirmation_queued=confirmation_queued)
+    return ProofOfMessage(sender, received, texted, reading, fate)

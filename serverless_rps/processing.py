@@ -98,6 +98,15 @@ class Result(enum.Enum):
     NOT_SERVED = "not_served"  # from a number outside the served countries: not played
 
 
+def lock_order(phones: Sequence[str]) -> list[str]:
+    """Ascending phone order, whoever sent the message.
+
+    One canonical order means two players throwing at each other contend on the same first
+    lock, so one proceeds and the other waits, instead of each holding one and failing both.
+    """
+    return sorted(set(phones))
+
+
 class MessageProcessor:
     def __init__(
         self,
@@ -130,8 +139,7 @@ class MessageProcessor:
         self._jitter = jitter
 
     def process(self, sms: InboundSms) -> Result:
-        """Claim, lock, decide, commit, deliver; or, for a message already committed, finish
-        sending its replies."""
+        """Claim, lock, decide, commit, deliver; for a message already committed, finish its replies."""
         spec = spec_for(sms.command)
         served = spec.erases_sender or self._countries.serves(sms.sender)  # an opt-out always is
         with about(type(sms.command).__name__, sms.sender):
@@ -154,8 +162,7 @@ class MessageProcessor:
         return Result.PROCESSED
 
     def _leave_unplayed(self, claim: Claim) -> None:
-        """A text from a number the bot does not serve (countries.py): not played, not answered.
-        Only its record is written, completed with nothing to send, so a redelivery is recognised."""
+        """Not served (countries.py): only its record is written, completed with nothing to send."""
         with self._given_back_unless_committed(claim):
             self._store.commit(claim, (), game.Decision(), (), {}, self._clock())
         logger.warning("a text from a number outside the served countries: not played, not answered")
@@ -181,8 +188,7 @@ class MessageProcessor:
 
     @contextmanager
     def _given_back_unless_committed(self, claim: Claim) -> Iterator[None]:
-        """Give the claim back if the block fails (its last step is the commit: nothing was
-        committed), so that the retry need not wait for the claim to expire."""
+        """Give the claim back if the block, which ends in the commit, fails: a retry need not wait."""
         try:
             yield
         except BaseException:
@@ -246,26 +252,27 @@ class MessageProcessor:
         # The opt-out confirmation's five minutes run from when the text reached us (the webhook
         # queued it), or from now if that is unknown. Replies leave from the number the player texted.
         received = min(sms.enqueued_at, now) if sms.enqueued_at is not None else now
+        proof = opt_out_proof.of_message(
+            sms.sender,
+            received,
+            texted_as=spec.texted_as,
+            opt_out_type=sms.opt_out_type,
+            by_operator=sms.by_operator,
+            reading=spec.proves(sms.command) if spec.proves is not None else None,
+            confirmation_queued=any(reply.opt_out_confirmation for reply in out.decision.replies),
+        )
         outbox = outbox_of(out.decision.replies, sms.recipient, received)
-        proof = _proof_of(sms, spec, received, queued=any(entry.send_by is not None for entry in outbox))
         record = self._store.commit(claim, locked, out.decision, outbox, out.budgets, now, proof)
         if self._ceiling is not None:
             self._ceiling.counted(len(outbox), now)  # the commit counted them: so does the cache
         return record
 
-    @staticmethod
-    def _lock_order(phones: Sequence[str]) -> list[str]:
-        """Ascending phone order, whoever sent the message.
-
-        One canonical order means two players throwing at each other contend on the same first
-        lock, so one proceeds and the other waits, instead of each holding one and failing both.
-        """
-        return sorted(set(phones))
+    _lock_order = staticmethod(lock_order)  # a seam: tests/simulation plants another order
 
     @contextmanager
     def _locked(self, claim: Claim, sender: str, others: Sequence[str] = ()) -> Iterator[list[LockedPlayer]]:
-        """Lease the sender and the players `others` in `_lock_order`; give back what the commit
-        did not release. Only the sender's phone may be locked without a player record."""
+        """Lease the sender and the players `others` in `lock_order`; give back what the commit did
+        not release. Only the sender's phone may be locked without a player record."""
         held: list[LockedPlayer] = []
         committed = False
         try:
@@ -316,19 +323,3 @@ def _report_held_back(out: Outgoing) -> None:
     count("BudgetHits", out.budget_hits)
     if out.confirmation_withheld:
         logger.warning("opt-out confirmation withheld by the reply budget")
-
-
-def _proof_of(
-    sms: InboundSms, spec: CommandSpec[Any], received: float, *, queued: bool
-) -> opt_out_proof.ProofOfMessage:
-    """What the proof records learn from a message: a text from the number (unless the operator
-    sent it), and for an opt-out how it was read and its confirmation's fate so far (`queued`:
-    the confirmation survived the budget, and waits in the outbox)."""
-    texted = None if sms.by_operator else opt_out_proof.texted_with(spec.texted_as, sms.opt_out_type)
-    if spec.proves is None:
-        return opt_out_proof.ProofOfMessage(sms.sender, received, texted)
-    reading = spec.proves(sms.command)
-    if sms.by_operator:
-        reading = opt_out_proof.reading_of(reading.rule, reading.language, confirm=False, by_operator=True)
-    fate = opt_out_proof.initial_fate(reading, confirmation_queued=queued)
-    return opt_out_proof.ProofOfMessage(sms.sender, received, texted, reading, fate)
