@@ -12,7 +12,7 @@ from typing import Any
 
 import boto3
 
-from serverless_rps.admin import proofs
+from serverless_rps.admin import ceiling, proofs
 from serverless_rps.admin.dead_letters import DeadLetterReview
 from serverless_rps.admin.delivery_display import delivery_counts, replies_delivery
 from serverless_rps.admin.errors import Refused
@@ -25,16 +25,11 @@ from serverless_rps.observability import mask_phone
 from serverless_rps.parsing import nickname_skeleton
 from serverless_rps.ports import CompletedRecord, LockedPlayer
 from serverless_rps.processing import InboundSms, Result
-from serverless_rps.sms_ceiling import next_midnight, utc_day
+from serverless_rps.sms_ceiling import utc_day
 
 __all__ = ["Operator", "Refused"]
 
 ERASURE_REQUEST_PREFIX = "erasure-request-"
-_CEILING_STATES = {
-    "open": "the bot answers every text",
-    "reached": "the bot answers only opt-outs; other texts wait on the queue until midnight UTC or a lift",
-    "lifted": "lifted by an operator for the rest of the day: the bot answers every text",
-}
 
 
 @dataclass
@@ -124,7 +119,7 @@ class Operator:
     def player(self, phone: str) -> dict[str, Any]:
         now = self.clock()
         row = self.reads.read_player_row(phone)
-        activity = self._activity(phone, now)
+        activity = _activity(self, phone, now)
         waiting = [entry for entry in activity if entry["replies"] == "waiting"]
         if row is None and not activity:
             raise Refused(f"no player and no message of {phone} (erased, or never texted the game)")
@@ -190,31 +185,6 @@ class Operator:
         if holder is None:
             raise Refused(f"no player is called {player}")
         return holder.phone
-
-    def _activity(self, phone: str, now: float) -> list[dict[str, Any]]:
-        """The messages whose replies went, or still wait to go, to this phone: a record names its
-        recipients by keyed hash once its outbox is dropped, by number while it waits. Newest first;
-        as far back as completed records live (18 days)."""
-        contact = self.store.contact_id(phone)
-        rows = []
-        for message in self.reads.scan_messages():
-            record = message.record
-            if record is None:
-                continue
-            waiting = [index for index in record.undelivered() if record.outbox[index].to == phone]
-            if not waiting and contact not in record.recipients:
-                continue
-            committed_at = message.ttl - self.settings.completed_record_seconds
-            rows.append(
-                {
-                    "key": record.key,
-                    "age_seconds": round(now - committed_at),
-                    "replies": "waiting" if waiting else "delivered",
-                    # While the outbox holds numbers, this phone's replies; after, the message's.
-                    "delivery": delivery_counts(record, message.delivery, phone),
-                }
-            )
-        return sorted(rows, key=lambda row: row["age_seconds"])
 
     # -- the outbox ---------------------------------------------------------------------------------
 
@@ -284,18 +254,7 @@ class Operator:
     def ceiling(self) -> dict[str, Any]:
         """Today's SMS (UTC), as the commits counted them, against the daily ceiling."""
         now = self.clock()
-        count = self.store.sms_count(utc_day(now))
-        ceiling = self.settings.daily_sms_ceiling
-        state = "lifted" if count.lifted else "reached" if count.sent >= ceiling else "open"
-        return {
-            "day": count.day,
-            "sms_sent": count.sent,
-            "ceiling": ceiling,
-            "state": state,
-            "meaning": _CEILING_STATES[state],
-            "lifted_at": None if count.lifted_at is None else _utc(count.lifted_at),
-            "resets_in_seconds": round(next_midnight(now) - now),
-        }
+        return ceiling.report(self.store.sms_count(utc_day(now)), self.settings.daily_sms_ceiling, now)
 
     def lift_ceiling(self) -> dict[str, Any]:
         """Lift today's ceiling until midnight UTC: texts held back are played as they come back
@@ -358,6 +317,27 @@ class Operator:
         return {"phone": mask_phone(phone), "result": outcome.value, "request": request.message_sid}
 
 
-def _utc(moment: float) -> str:
-    """An epoch moment as the operator reads it: `2026-11-21T14:03:09Z`."""
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(moment))
+def _activity(operator: Operator, phone: str, now: float) -> list[dict[str, Any]]:
+    """The messages whose replies went, or still wait to go, to this phone: a record names its
+    recipients by keyed hash once its outbox is dropped, by number while it waits. Newest first;
+    as far back as completed records live (20 days)."""
+    contact = operator.store.contact_id(phone)
+    rows = []
+    for message in operator.reads.scan_messages():
+        record = message.record
+        if record is None:
+            continue
+        waiting = [index for index in record.undelivered() if record.outbox[index].to == phone]
+        if not waiting and contact not in record.recipients:
+            continue
+        committed_at = message.ttl - operator.settings.completed_record_seconds
+        rows.append(
+            {
+                "key": record.key,
+                "age_seconds": round(now - committed_at),
+                "replies": "waiting" if waiting else "delivered",
+                # While the outbox holds numbers, this phone's replies; after, the message's.
+                "delivery": delivery_counts(record, message.delivery, phone),
+            }
+        )
+    return sorted(rows, key=lambda row: row["age_seconds"])
