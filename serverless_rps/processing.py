@@ -7,8 +7,10 @@
    call for, after every phone. What to read and whom to lock is the command's description in
    `commands` (`CommandSpec` lists its phases in order): this module has no branch per command.
    Every message locks its sender: its reply budget is state the commit changes.
-3. **Decide** (pure, `game`): new player states, nickname rows, replies; then the reply budget
-   (pure, `reply_budget`) keeps the replies each recipient may still receive.
+3. **Decide** (pure, `game`): new player states, nickname rows, replies, each written in its
+   reader's language (pure, `language`: the one place that decides it, and writes the sender's
+   on their record); then the reply budget (pure, `reply_budget`) keeps the replies each
+   recipient may still receive.
 4. **Commit** it all in one transaction: players (fenced on our leases, which the write also
    releases), nicknames, contact records, and the idempotency record turning completed with the
    replies (the outbox), whose sending is leased to this attempt.
@@ -31,7 +33,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
-from serverless_rps import game, replies
+from serverless_rps import game, language, replies
+from serverless_rps.catalogue import Say
 from serverless_rps.commands import CommandSpec, Facts, spec_for
 from serverless_rps.exceptions import LockContended, ReadsKeptChanging, StaleRead
 from serverless_rps.game import Reply
@@ -154,7 +157,13 @@ class MessageProcessor:
         looked_up = spec.look_up(command, phone, self._store, self._clock())
         with self._locked(claim, phone, looked_up.lock) as locked:
             players = {held.phone: held.player for held in locked}
-            facts = Facts(phone, players, looked_up, self._clock(), self._limits, self._new_id, self._program)
+            # The sender's language after this message, and whom each reply is written for.
+            before = players[phone]
+            stored = language.stored_after(command, before.language if before is not None else None)
+            say = language.voices(phone, language.for_sender(command, stored), players)
+            facts = Facts(
+                phone, players, looked_up, self._clock(), self._limits, self._new_id, self._program, say=say
+            )
             needs = spec.needs(command, facts)
             self._lock_shared(claim, locked, needs.lock)
             me = facts.me
@@ -167,20 +176,25 @@ class MessageProcessor:
                 else {},
             )
             spec.check(command, facts)
-            decision = spec.decide(command, facts)
+            decision = language.recorded(spec.decide(command, facts), phone, before, stored)
             if spec.erases_sender:
                 self._outbox.erase(phone)
-            record = self._commit(claim, sms, locked, decision)
+            record = self._commit(claim, sms, locked, decision, say)
             if spec.audit is not None:
                 # Once per committed message (a redelivery finds it completed and never gets here).
                 logger.info("audit", extra=dict(spec.audit(command)))
             return record
 
     def _commit(
-        self, claim: Claim, sms: InboundSms, locked: Sequence[LockedPlayer], decision: game.Decision
+        self,
+        claim: Claim,
+        sms: InboundSms,
+        locked: Sequence[LockedPlayer],
+        decision: game.Decision,
+        say: Say,
     ) -> CompletedRecord:
         now = self._clock()
-        decision, budgets = self._within_budgets(decision, sms.sender, locked, now)
+        decision, budgets = self._within_budgets(decision, sms.sender, locked, now, say)
         # The opt-out confirmation's five minutes run from when the text reached us (the webhook
         # queued it), or from now if that is unknown. Replies leave from the number the player texted.
         received = min(sms.enqueued_at, now) if sms.enqueued_at is not None else now
@@ -188,15 +202,15 @@ class MessageProcessor:
         return self._store.commit(claim, locked, decision, outbox, budgets, now)
 
     def _within_budgets(
-        self, decision: game.Decision, sender: str, locked: Sequence[LockedPlayer], now: float
+        self, decision: game.Decision, sender: str, locked: Sequence[LockedPlayer], now: float, say: Say
     ) -> tuple[game.Decision, dict[str, ReplyBudget]]:
         """The decision with the opt-in confirmation a new phone's first reply needs, and only the
         replies each recipient's budget allows (charged in this commit, so only once)."""
         if not next(held.opted_in for held in locked if held.phone == sender):
-            decision = game.with_opt_in_confirmation(decision, sender, self._program)
+            decision = game.with_opt_in_confirmation(decision, sender, self._program, say)
         wanted = decision.replies
         decision, budgets = apply_budget(
-            decision, {held.phone: held.budget for held in locked}, now, self._budget
+            decision, {held.phone: held.budget for held in locked}, now, self._budget, say
         )
         # Replies the budget held back (dropped, or replaced by the one notice).
         count("BudgetHits", len(wanted) - sum(1 for reply in decision.replies if reply in wanted))
@@ -205,11 +219,10 @@ class MessageProcessor:
         ):
             logger.warning("opt-out confirmation withheld by the reply budget")
         # An opt-in confirmation the budget held back was not sent: the marker waits for one that is.
-        confirmation = replies.opt_in_confirmation(self._program)
         opt_in = {
             phone: opted_in
             for phone, opted_in in decision.opt_in.items()
-            if not opted_in or Reply(phone, confirmation) in decision.replies
+            if not opted_in or Reply(phone, say(phone).opt_in_confirmation(self._program)) in decision.replies
         }
         return replace(decision, opt_in=opt_in), budgets
 
