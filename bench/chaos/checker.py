@@ -428,6 +428,13 @@ def _check_locks_and_nicknames(record: SoakRecord, verdict: Verdict) -> None:
     verdict.figures["expired locks left by killed workers (taken over on next use)"] = left
     verdict.figures["bare rows left by killed workers (a lock on a phone with no player)"] = bare
     verdict.figures["players at the end"] = sum(1 for item in record.players.values() if "player_id" in item)
+    # A player who texted the Spanish junk throw reads Spanish: the figure says the soak's checks
+    # ran over Spanish replies too.
+    verdict.figures["players texted in Spanish at the end"] = sum(
+        1
+        for item in record.players.values()
+        if "player_id" in item and item.get("language", {}).get("S") == "es"
+    )
 
 
 def _check_fencing(record: SoakRecord, verdict: Verdict) -> None:

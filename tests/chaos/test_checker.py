@@ -97,6 +97,7 @@ def test_a_clean_record_passes() -> None:
     assert verdict.violations == []
     assert verdict.figures["duplicate SMS observed"] == 0
     assert verdict.figures["games resolved between stable players (checked exactly once)"] == 1
+    assert verdict.figures["players texted in Spanish at the end"] == 0
 
 
 def test_a_duplicate_from_a_worker_killed_between_send_and_record_is_counted_not_failed() -> None:
@@ -447,8 +448,10 @@ def _translated(record: SoakRecord, texts: dict[str, str]) -> SoakRecord:
 def _alice_plays_in_spanish() -> SoakRecord:
     """clean_record with Alice reading Spanish (she challenged someone in Spanish once): her
     challenge and her result are Spanish, Bob's replies stay English."""
+    record = clean_record()
+    record.players[ALICE]["language"] = {"S": "es"}
     return _translated(
-        clean_record(),
+        record,
         {
             CHALLENGED: replies_es.challenged("alice"),
             ALICE_WON: replies_es.result(Outcome.WIN, Move.PAPER, Move.ROCK, "bob"),
@@ -457,8 +460,10 @@ def _alice_plays_in_spanish() -> SoakRecord:
 
 
 def _both_play_in_spanish() -> SoakRecord:
+    record = _alice_plays_in_spanish()
+    record.players[BOB]["language"] = {"S": "es"}
     return _translated(
-        _alice_plays_in_spanish(),
+        record,
         {
             WAITING: replies_es.throw_waiting("bob", Move.ROCK),
             BOB_LOST: replies_es.result(Outcome.LOSS, Move.ROCK, Move.PAPER, "alice"),
@@ -467,11 +472,12 @@ def _both_play_in_spanish() -> SoakRecord:
 
 
 def test_a_game_read_in_spanish_by_one_or_both_players_is_checked_as_an_english_one() -> None:
-    for record in (_alice_plays_in_spanish(), _both_play_in_spanish()):
+    for record, spanish in ((_alice_plays_in_spanish(), 1), (_both_play_in_spanish(), 2)):
         assert CHALLENGED not in [sms["body"] for sms in record.sms]
         verdict = check(record)
         assert verdict.violations == []
         assert verdict.figures["games resolved between stable players (checked exactly once)"] == 1
+        assert verdict.figures["players texted in Spanish at the end"] == spanish
 
 
 def test_a_game_scored_twice_in_spanish_is_a_violation() -> None:
