@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from serverless_rps import game, opt_out_proof, replies
+from serverless_rps.catalogue import Say, english
 from serverless_rps.exceptions import StaleRead
 from serverless_rps.game import (
     LEADERBOARD_SHARDS,
@@ -40,6 +41,7 @@ from serverless_rps.parsing import (
     OptOut,
     Rematch,
     ReplyOnly,
+    SetLanguage,
     SetNickname,
     ShowHelp,
     ShowScore,
@@ -110,6 +112,9 @@ class Facts:
     read_shared: Mapping[str, SharedRecord] = field(default_factory=dict)
     # The sender's counterparts read without a lock once the locks are held (`Needs.counterparts`).
     counterparts: Mapping[str, Player] = field(default_factory=dict)
+    # The catalogue each reply is written from, by its recipient (language.voices: the one place
+    # that decides a reply's language).
+    say: Say = english
 
     @property
     def me(self) -> Player | None:
@@ -209,7 +214,7 @@ def _boards(facts: Facts) -> dict[str, Leaderboard] | None:
 
 def _throw_decide(command: Throw, facts: Facts) -> Decision:
     return game.throw(
-        facts.sender, facts.me, _opponent(facts), command, facts.now, facts.limits, _boards(facts)
+        facts.sender, facts.me, _opponent(facts), command, facts.now, facts.limits, _boards(facts), facts.say
     )
 
 
@@ -234,7 +239,7 @@ def _rematch_check(command: Rematch, facts: Facts) -> None:
 
 def _rematch_decide(command: Rematch, facts: Facts) -> Decision:
     return game.rematch(
-        facts.sender, facts.me, _opponent(facts), command, facts.now, facts.limits, _boards(facts)
+        facts.sender, facts.me, _opponent(facts), command, facts.now, facts.limits, _boards(facts), facts.say
     )
 
 
@@ -331,6 +336,7 @@ def _lobby_decide(command: LobbyThrow, facts: Facts) -> Decision:
         facts.now,
         facts.limits,
         _boards(facts),
+        facts.say,
     )
 
 
@@ -350,7 +356,7 @@ def _games_needs(command: ListGames, facts: Facts) -> Needs:
 
 def _games_decide(command: ListGames, facts: Facts) -> Decision:
     lobby = _shared(facts.read_shared, lobby_shard(facts.sender), Lobby)
-    return game.list_games(facts.sender, facts.me, facts.counterparts, facts.now, lobby)
+    return game.list_games(facts.sender, facts.me, facts.counterparts, facts.now, lobby, facts.say)
 
 
 # -- opt-out --------------------------------------------------------------------------------------
@@ -380,22 +386,26 @@ def _opt_out_check(command: OptOut, facts: Facts) -> None:
 
 
 def _opt_out_decide(command: OptOut, facts: Facts) -> Decision:
-    confirmation = replies.opt_out_confirmation(facts.program) if command.confirm else None
+    # In the language the opt-out was asked in (language.for_sender: an opt-out's own).
+    confirmation = facts.say(facts.sender).opt_out_confirmation(facts.program) if command.confirm else None
     me = facts.me
     board = _shared(facts.shared, board_shard(me.player_id), Leaderboard) if me is not None else None
     lobby = _shared(facts.shared, lobby_shard(facts.sender), Lobby)
-    return game.opt_out(facts.sender, me, facts.locked, facts.now, facts.limits, board, lobby, confirmation)
+    return game.opt_out(
+        facts.sender, me, facts.locked, facts.now, facts.limits, board, lobby, confirmation, facts.say
+    )
 
 
 def _help_decide(command: ShowHelp, facts: Facts) -> Decision:
+    say = facts.say(facts.sender)
     if not command.overview:
-        return game.reply_only(facts.sender, command.text)
+        return game.reply_only(facts.sender, command.wording.in_(say))
     # The program, its support and STOP (what a carrier's vetting looks for), then the commands:
     # both do not fit one SMS.
     return Decision(
         replies=(
-            game.Reply(facts.sender, replies.program_help(facts.program)),
-            game.Reply(facts.sender, command.text),
+            game.Reply(facts.sender, say.program_help(facts.program)),
+            game.Reply(facts.sender, command.wording.in_(say)),
         )
     )
 
@@ -434,13 +444,14 @@ COMMANDS: Mapping[type[Any], CommandSpec[Any]] = {
             },
             facts.limits,
             facts.me,
+            facts.say,
         ),
         # Every shard of the leaderboard, in one read.
         look_up=lambda command, sender, reads, now: LookedUp(shared=reads.get_shared(LEADERBOARD_SHARDS)),
     ),
     SetNickname: CommandSpec[SetNickname](
         decide=lambda command, facts: game.set_nickname(
-            facts.sender, facts.me, command, facts.looked_up.holder, facts.new_id()
+            facts.sender, facts.me, command, facts.looked_up.holder, facts.new_id(), facts.say
         ),
         # One read of the nickname's row gives both its owner and how they spelled it.
         look_up=lambda command, sender, reads, now: LookedUp(holder=reads.nickname_holder(command.key)),
@@ -458,13 +469,22 @@ COMMANDS: Mapping[type[Any], CommandSpec[Any]] = {
         texted_as=opt_out_proof.OPT_OUT_AGAIN,
     ),
     ListGames: CommandSpec[ListGames](decide=_games_decide, needs=_games_needs),
-    ShowScore: CommandSpec[ShowScore](decide=lambda command, facts: game.show_score(facts.sender, facts.me)),
+    ShowScore: CommandSpec[ShowScore](
+        decide=lambda command, facts: game.show_score(facts.sender, facts.me, facts.say)
+    ),
+    # The record's language changes in the commit of every message (language.recorded): this
+    # command only says so.
+    SetLanguage: CommandSpec[SetLanguage](
+        decide=lambda command, facts: game.set_language(facts.sender, facts.me, facts.say)
+    ),
     ShowHelp: CommandSpec[ShowHelp](decide=_help_decide),
     ReplyOnly: CommandSpec[ReplyOnly](
-        decide=lambda command, facts: game.reply_only(facts.sender, command.text)
+        decide=lambda command, facts: game.reply_only(
+            facts.sender, command.wording.in_(facts.say(facts.sender))
+        )
     ),
     OptIn: CommandSpec[OptIn](
-        decide=lambda command, facts: game.opt_in(facts.sender, facts.program),
+        decide=lambda command, facts: game.opt_in(facts.sender, facts.program, facts.say),
         texted_as=opt_out_proof.OPT_IN_KEYWORD,
     ),
     # Twilio has answered with the operator's own text: nothing more to say or change.

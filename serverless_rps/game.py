@@ -16,6 +16,9 @@ ignored when read; they stay stored until the pair meets again or one of them op
 
 The records themselves (`Player` and its entries, the leaderboard, the lobby) are in model.py;
 this module names them too, so that `game.Player` and `game.throw` come from one import.
+
+Every reply is written from `say(recipient)`, the catalogue of the language its reader reads
+(language.py decides which; `catalogue.english`, everyone in English, when nobody said).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from serverless_rps import replies
+from serverless_rps.catalogue import Say, english
 from serverless_rps.model import (
     LEADERBOARD_SHARDS,
     LOBBY_SHARDS,
@@ -77,6 +81,7 @@ __all__ = [
     "rematch",
     "reply_only",
     "resolves",
+    "set_language",
     "set_nickname",
     "shared_record",
     "show_score",
@@ -139,27 +144,32 @@ def reply_only(phone: str, text: str) -> Decision:
 
 
 def set_nickname(
-    phone: str, me: Player | None, command: SetNickname, holder: NicknameHolder | None, new_player_id: str
+    phone: str,
+    me: Player | None,
+    command: SetNickname,
+    holder: NicknameHolder | None,
+    new_player_id: str,
+    say: Say = english,
 ) -> Decision:
     """Register, rename or re-case a nickname. `holder` is whoever holds the name (or a look-alike
     of it: they share the key) now."""
     if holder is not None and holder.phone != phone:
         if holder.display_name.lower() == command.display_name.lower():
-            return reply_only(phone, replies.nick_taken(command.display_name))
+            return reply_only(phone, say(phone).nick_taken(command.display_name))
         # `aIice` for `alice`: the player cannot see why it is taken unless told what it looks like.
-        return reply_only(phone, replies.nick_taken_look_alike(command.display_name, holder.display_name))
+        return reply_only(phone, say(phone).nick_taken_look_alike(command.display_name, holder.display_name))
     if me is None:
         player = Player(phone, new_player_id, command.key, command.display_name)
         return Decision(
-            replies=(Reply(phone, replies.nick_registered(player.display_name)),),
+            replies=(Reply(phone, say(phone).nick_registered(player.display_name)),),
             players={phone: player},
             claim_nickname=player,
         )
     if me.display_name == command.display_name:
-        return reply_only(phone, replies.nick_unchanged(me.display_name))
+        return reply_only(phone, say(phone).nick_unchanged(me.display_name))
     renamed = replace(me, nickname=command.key, display_name=command.display_name)
     return Decision(
-        replies=(Reply(phone, replies.nick_changed(me.display_name, renamed.display_name)),),
+        replies=(Reply(phone, say(phone).nick_changed(me.display_name, renamed.display_name)),),
         players={phone: renamed},
         claim_nickname=renamed,
         release_nickname=me.nickname if me.nickname != renamed.nickname else None,
@@ -191,27 +201,28 @@ def throw(
     now: float,
     limits: Limits,
     boards: Mapping[str, Leaderboard] | None = None,
+    say: Say = english,
 ) -> Decision:
     """Record a throw, or resolve the game if the opponent has already thrown at me. `boards` are
     the locked leaderboard shards of both players when the game resolves (see `resolves`, and
     `board_shards`); without them, scores change alone."""
     if me is None:
-        return reply_only(phone, replies.not_registered())
+        return reply_only(phone, say(phone).not_registered())
     if opponent is None:
-        return reply_only(me.phone, replies.unknown_player(command.opponent))
+        return reply_only(me.phone, say(me.phone).unknown_player(command.opponent))
     if opponent.phone == me.phone:
-        return reply_only(me.phone, replies.cannot_throw_at_self())
+        return reply_only(me.phone, say(me.phone).cannot_throw_at_self())
     live_me, live_opponent = me.pruned(now), opponent.pruned(now)
 
     waiting = live_opponent.throw_at(me, now)
     if waiting is not None:
-        return _resolve(me, opponent, command.move, waiting.move, now, limits, boards)
+        return _resolve(me, opponent, command.move, waiting.move, now, limits, boards, say)
     if live_me.throw_at(opponent, now) is not None:
-        return reply_only(me.phone, replies.already_thrown(opponent.display_name))
+        return reply_only(me.phone, say(me.phone).already_thrown(opponent.display_name))
     if len(live_me.games) >= limits.max_open_games or _is_full(me, opponent.phone, limits):
-        return reply_only(me.phone, replies.too_many_open_games(limits.max_open_games))
+        return reply_only(me.phone, say(me.phone).too_many_open_games(limits.max_open_games))
     if len(live_opponent.challenges) >= limits.max_open_challenges or _is_full(opponent, me.phone, limits):
-        return reply_only(me.phone, replies.opponent_too_busy(opponent.display_name))
+        return reply_only(me.phone, say(me.phone).opponent_too_busy(opponent.display_name))
 
     expires_at = now + limits.challenge_expiry_seconds
     # Whatever the pair had before (expired, or aimed at an old incarnation) is replaced, never scored.
@@ -224,8 +235,8 @@ def throw(
     )
     return Decision(
         replies=(
-            Reply(me.phone, replies.throw_waiting(opponent.display_name, command.move)),
-            Reply(opponent.phone, replies.challenged(me.display_name)),
+            Reply(me.phone, say(me.phone).throw_waiting(opponent.display_name, command.move)),
+            Reply(opponent.phone, say(opponent.phone).challenged(me.display_name)),
         ),
         players={me.phone: thrower, opponent.phone: challenged},
     )
@@ -239,18 +250,19 @@ def rematch(
     now: float,
     limits: Limits,
     boards: Mapping[str, Leaderboard] | None = None,
+    say: Say = english,
 ) -> Decision:
     """`AGAIN <move>`: a throw at my last opponent. `opponent` is whoever holds their nickname now;
     it is them only if the `player_id` still matches (they may have quit, or renamed and someone
     else took the name)."""
     if me is None:
-        return reply_only(phone, replies.not_registered())
+        return reply_only(phone, say(phone).not_registered())
     last = me.last_opponent
     if last is None:
-        return reply_only(phone, replies.no_last_opponent())
+        return reply_only(phone, say(phone).no_last_opponent())
     if opponent is None or opponent.player_id != last.player_id:
-        return reply_only(phone, replies.last_opponent_gone(last.display_name))
-    return throw(phone, me, opponent, Throw(command.move, opponent.display_name), now, limits, boards)
+        return reply_only(phone, say(phone).last_opponent_gone(last.display_name))
+    return throw(phone, me, opponent, Throw(command.move, opponent.display_name), now, limits, boards, say)
 
 
 def lobby_throw(
@@ -262,6 +274,7 @@ def lobby_throw(
     now: float,
     limits: Limits,
     boards: Mapping[str, Leaderboard] | None = None,
+    say: Say = english,
 ) -> Decision:
     """A throw with no opponent: play whoever waits in `lobby` (a locked lobby shard), or wait in
     my own shard (`lobby_shard`), which `lobby` then is.
@@ -273,14 +286,14 @@ def lobby_throw(
     longer waits (they are locked too).
     """
     if me is None:
-        return reply_only(phone, replies.not_registered())
+        return reply_only(phone, say(phone).not_registered())
     key = lobby_shard(stranger.phone) if stranger is not None else lobby_shard(me.phone)
     waiting = lobby.live(now)
     if waiting is not None and waiting.phone == me.phone:
-        return reply_only(me.phone, replies.lobby_already_waiting(waiting.move))
+        return reply_only(me.phone, say(me.phone).lobby_already_waiting(waiting.move))
     if waiting is not None and stranger is not None and stranger.player_id == waiting.player_id:
         outcome = play(move, waiting.move)
-        result = _resolve(me, stranger, move, waiting.move, now, limits, boards)
+        result = _resolve(me, stranger, move, waiting.move, now, limits, boards, say)
         mine, scored = result.players[me.phone], result.players[stranger.phone]
         # A result rewrites both players, deleting neither.
         assert mine is not None
@@ -291,10 +304,12 @@ def lobby_throw(
         return replace(
             result,
             replies=(
-                Reply(me.phone, replies.lobby_result(outcome, move, waiting.move, stranger.display_name)),
+                Reply(
+                    me.phone, say(me.phone).lobby_result(outcome, move, waiting.move, stranger.display_name)
+                ),
                 Reply(
                     stranger.phone,
-                    replies.lobby_result(outcome.reversed, waiting.move, move, me.display_name),
+                    say(stranger.phone).lobby_result(outcome.reversed, waiting.move, move, me.display_name),
                 ),
             ),
             players={me.phone: mine, stranger.phone: paired},
@@ -312,7 +327,7 @@ def lobby_throw(
     if stranger is not None and stranger.in_lobby:
         players[stranger.phone] = replace(stranger, in_lobby=False)
     return Decision(
-        replies=(Reply(me.phone, replies.lobby_waiting(move)),),
+        replies=(Reply(me.phone, say(me.phone).lobby_waiting(move)),),
         players=players,
         shared={home: Lobby(entry)},
     )
@@ -338,6 +353,7 @@ def _resolve(
     now: float,
     limits: Limits,
     boards: Mapping[str, Leaderboard] | None,
+    say: Say,
 ) -> Decision:
     outcome = play(my_move, their_move)
     mine = replace(
@@ -362,8 +378,11 @@ def _resolve(
         )
     return Decision(
         replies=(
-            Reply(me.phone, replies.result(outcome, my_move, their_move, opponent.display_name)),
-            Reply(opponent.phone, replies.result(outcome.reversed, their_move, my_move, me.display_name)),
+            Reply(me.phone, say(me.phone).result(outcome, my_move, their_move, opponent.display_name)),
+            Reply(
+                opponent.phone,
+                say(opponent.phone).result(outcome.reversed, their_move, my_move, me.display_name),
+            ),
         ),
         players={me.phone: mine, opponent.phone: theirs},
         shared=shared,
@@ -379,12 +398,17 @@ def _scored(player: Player, outcome: Outcome) -> Player:
 
 
 def list_games(
-    phone: str, me: Player | None, others: Mapping[str, Player], now: float, lobby: Lobby | None = None
+    phone: str,
+    me: Player | None,
+    others: Mapping[str, Player],
+    now: float,
+    lobby: Lobby | None = None,
+    say: Say = english,
 ) -> Decision:
     """`others` are the records of my counterparts, read without locks; stale entries are left out.
     `lobby` is the lobby as read when my record says I may wait there (`Player.in_lobby`)."""
     if me is None:
-        return reply_only(phone, replies.not_registered())
+        return reply_only(phone, say(phone).not_registered())
     waiting_on = [
         others[other].display_name
         for other in sorted(me.games)
@@ -397,13 +421,17 @@ def list_games(
     ]
     waiting = lobby.live(now) if lobby is not None else None
     if waiting is None or waiting.player_id != me.player_id:
-        return reply_only(phone, replies.games_summary(waiting_on, waiting_for_me))
+        return reply_only(phone, say(phone).games_summary(waiting_on, waiting_for_me))
     seconds_left = int(waiting.expires_at - now)
-    return reply_only(phone, replies.games_summary(waiting_on, waiting_for_me, waiting.move, seconds_left))
+    return reply_only(phone, say(phone).games_summary(waiting_on, waiting_for_me, waiting.move, seconds_left))
 
 
 def show_top(
-    phone: str, shards: Mapping[str, Leaderboard], limits: Limits, me: Player | None = None
+    phone: str,
+    shards: Mapping[str, Leaderboard],
+    limits: Limits,
+    me: Player | None = None,
+    say: Say = english,
 ) -> Decision:
     """Anyone may look, registered or not: the board names no phone. `shards` are the leaderboard's
     shards, read without a lock; the board is their merge. A registered player (`me`) is also told
@@ -411,25 +439,36 @@ def show_top(
     rankings = Leaderboard.merged(shards.values(), limits.leaderboard_size).rankings
     leaders = [(entry.display_name, entry.wins) for entry in rankings]
     if me is None or not rankings:
-        return reply_only(phone, replies.top(leaders))
+        return reply_only(phone, say(phone).top(leaders))
     for rank, entry in enumerate(rankings, start=1):
         if entry.player_id == me.player_id:
-            return reply_only(phone, replies.top_with_rank(leaders, rank, entry.wins))
-    return reply_only(phone, replies.top_unranked(leaders))
+            return reply_only(phone, say(phone).top_with_rank(leaders, rank, entry.wins))
+    return reply_only(phone, say(phone).top_unranked(leaders))
 
 
-def show_score(phone: str, me: Player | None) -> Decision:
+def show_score(phone: str, me: Player | None, say: Say = english) -> Decision:
     if me is None:
-        return reply_only(phone, replies.not_registered())
-    return reply_only(phone, replies.score(me.wins, me.losses, me.ties, me.streak))
+        return reply_only(phone, say(phone).not_registered())
+    return reply_only(phone, say(phone).score(me.wins, me.losses, me.ties, me.streak))
 
 
-def opt_in(phone: str, program: replies.Program) -> Decision:
-    """START (or YES, UNSTOP): the opt-in confirmation, whether or not the phone had opted out."""
-    return Decision(replies=(Reply(phone, replies.opt_in_confirmation(program)),), opt_in={phone: True})
+def set_language(phone: str, me: Player | None, say: Say = english) -> Decision:
+    """`IDIOMA es`, `LANG en`: said in the language chosen. The record changes in the message's
+    commit (language.recorded); a number with no record has none to keep it on: it picks a
+    nickname first (in the language it chose)."""
+    if me is None:
+        return reply_only(phone, say(phone).not_registered())
+    return reply_only(phone, say(phone).language_set())
 
 
-def with_opt_in_confirmation(decision: Decision, phone: str, program: replies.Program) -> Decision:
+def opt_in(phone: str, program: replies.Program, say: Say = english) -> Decision:
+    """START (or YES, UNSTOP, ALTA): the opt-in confirmation, whether or not the phone had opted out."""
+    return Decision(replies=(Reply(phone, say(phone).opt_in_confirmation(program)),), opt_in={phone: True})
+
+
+def with_opt_in_confirmation(
+    decision: Decision, phone: str, program: replies.Program, say: Say = english
+) -> Decision:
     """For a phone never answered before (or not since it opted out): its first reply is the opt-in
     confirmation, before whatever the command answers (both do not fit one SMS). A decision that
     settles the phone's consent itself (an opt-out, START) and one that answers nothing are left
@@ -438,7 +477,7 @@ def with_opt_in_confirmation(decision: Decision, phone: str, program: replies.Pr
         return decision
     return replace(
         decision,
-        replies=(Reply(phone, replies.opt_in_confirmation(program)), *decision.replies),
+        replies=(Reply(phone, say(phone).opt_in_confirmation(program)), *decision.replies),
         opt_in={**decision.opt_in, phone: True},
     )
 
@@ -452,6 +491,7 @@ def opt_out(
     board: Leaderboard | None = None,
     lobby: Lobby | None = None,
     confirmation: str | None = None,
+    say: Say = english,
 ) -> Decision:
     """Delete the player, their nickname and every entry about them in other records, and forget
     that the phone ever opted in. `confirmation` is the one text to send the phone when Twilio did
@@ -481,7 +521,8 @@ def opt_out(
     # The leaderboard and the lobby, when locked, are one more item of the transaction each.
     room = max(limits.max_opt_out_writes - len(players) - (board is not None) - (lobby is not None), 0)
     told = sorted(other for _, other in sorted(waiting, key=lambda entry: (-entry[0], entry[1]))[:room])
-    goodbyes = tuple(Reply(other, replies.opponent_left(me.display_name)) for other in told)
+    # Each in its reader's own language, whatever the language of the opt-out.
+    goodbyes = tuple(Reply(other, say(other).opponent_left(me.display_name)) for other in told)
     shared: dict[str, SharedRecord] = {}
     if board is not None:
         shared[board_shard(me.player_id)] = board.without(me.player_id)

@@ -10,6 +10,7 @@ import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
+from serverless_rps.revocation_words import Language
 from serverless_rps.rules import Move
 
 __all__ = [
@@ -83,6 +84,9 @@ class Player:
     # cleared when the lobby pairs them or another throw replaces their expired entry: the lobby
     # holds their phone, so an opt-out locks that shard when this is set.
     in_lobby: bool = False
+    # The language the game texts them in (language.py decides it: Spanish once they text a Spanish
+    # command, or as `IDIOMA`/`LANG` sets it). It lives and goes with the record: STOP erases it.
+    language: Language = "en"
 
     def pruned(self, now: float) -> Player:
         """The same player without expired entries."""

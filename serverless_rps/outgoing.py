@@ -1,9 +1,10 @@
 """Which of a decision's replies go out, and what they cost each recipient's reply budget. Pure:
-standard library only.
+standard library and the game's pure modules only.
 
 In this order, for the message's one commit:
 
-1. a phone never answered before (or not since it opted out) gets the opt-in confirmation first;
+1. the sender's record takes the message's language (language.py), and a phone never answered
+   before (or not since it opted out) gets the opt-in confirmation first, in that language;
 2. no reply goes to a number outside the countries served (countries.py);
 3. past the daily SMS ceiling (sms_ceiling.py; only an opt-out is played then), only an opt-out's
    confirmation goes: its goodbyes do not;
@@ -18,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from serverless_rps import game, replies
+from serverless_rps import game, language, replies
 from serverless_rps.countries import ServedCountries
 from serverless_rps.game import Decision, Reply
 from serverless_rps.reply_budget import BudgetPolicy, ReplyBudget, apply_budget
@@ -50,20 +51,24 @@ def outgoing(
     past_ceiling: bool,
     policy: BudgetPolicy,
     program: replies.Program,
+    spoken: language.Spoken,
 ) -> Outgoing:
-    """`budgets`: every locked phone's, as stored (None: nothing spent yet)."""
+    """`budgets`: every locked phone's, as stored (None: nothing spent yet); `spoken`: the message's
+    languages, in which the replies the steps add are written (the opt-in confirmation, the
+    budget's notice)."""
+    decision = language.recorded(decision, sender, spoken.before, spoken.stored)
+    say = spoken.say
     if not sender_opted_in:
-        decision = game.with_opt_in_confirmation(decision, sender, program)
+        decision = game.with_opt_in_confirmation(decision, sender, program, say)
     proposed = decision.replies
     served = tuple(reply for reply in proposed if countries.serves(reply.to))
     sendable = tuple(reply for reply in served if reply.opt_out_confirmation or not past_ceiling)
-    decision, spent = apply_budget(replace(decision, replies=sendable), budgets, now, policy)
+    decision, spent = apply_budget(replace(decision, replies=sendable), budgets, now, policy, say)
     kept = decision.replies
-    confirmation = replies.opt_in_confirmation(program)
     opt_in = {
         phone: opted_in
         for phone, opted_in in decision.opt_in.items()
-        if not opted_in or Reply(phone, confirmation) in kept
+        if not opted_in or Reply(phone, say(phone).opt_in_confirmation(program)) in kept
     }
     return Outgoing(
         replace(decision, opt_in=opt_in),

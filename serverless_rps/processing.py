@@ -12,9 +12,11 @@
    call for, after every phone. What to read and whom to lock is the command's description in
    `commands` (`CommandSpec` lists its phases in order): this module has no branch per command.
    Every message locks its sender: its reply budget is state the commit changes.
-3. **Decide** (pure, `game`): new player states, nickname rows, replies; then only the replies
-   that go out (pure, `outgoing`): none to a number not served, only an opt-out's confirmation
-   past the ceiling, and what each recipient's reply budget (`reply_budget`) still allows.
+3. **Decide** (pure, `game`): new player states, nickname rows, replies, each written in its
+   reader's language (pure, `language`: the one place that decides it, and writes the sender's
+   on their record); then only the replies that go out (pure, `outgoing`): none to a number not
+   served, only an opt-out's confirmation past the ceiling, and what each recipient's reply
+   budget (`reply_budget`) still allows.
 4. **Commit** it all in one transaction: players (fenced on our leases, which the write also
    releases), nicknames, contact records, the day's SMS counter, and the idempotency record
    turning completed with the replies (the outbox), whose sending is leased to this attempt.
@@ -37,7 +39,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
-from serverless_rps import game, opt_out_proof, replies
+from serverless_rps import game, language, opt_out_proof, replies
 from serverless_rps.commands import CommandSpec, Facts, spec_for
 from serverless_rps.countries import ServedCountries
 from serverless_rps.exceptions import LockContended, ReadsKeptChanging, StaleRead
@@ -107,7 +109,61 @@ def lock_order(phones: Sequence[str]) -> list[str]:
     return sorted(set(phones))
 
 
-class MessageProcessor:
+class PlayerLocks:
+    """The pessimistic locks of one message: leases on the players (and then the shared records)
+    it changes, taken in one canonical order with jittered back-off, and given back unless the
+    commit released them. MessageProcessor's locking, in one place; it needs the processor's
+    store, clock, sleep, jitter and lock wait."""
+
+    _store: GameStore
+    _clock: Callable[[], float]
+    _sleep: Callable[[float], None]
+    _jitter: Callable[[], float]
+    _lock_wait: float
+
+    _lock_order = staticmethod(lock_order)  # a seam: tests/simulation plants another order
+
+    @contextmanager
+    def _locked(self, claim: Claim, sender: str, others: Sequence[str] = ()) -> Iterator[list[LockedPlayer]]:
+        """Lease the sender and the players `others` in `lock_order`; give back what the commit did
+        not release. Only the sender's phone may be locked without a player record."""
+        held: list[LockedPlayer] = []
+        committed = False
+        try:
+            for phone in self._lock_order([sender, *others]):
+                held.append(self._lock_with_backoff(phone, claim.attempt_id, player_only=phone != sender))
+            yield held
+            committed = True
+        finally:
+            if not committed:
+                for locked in reversed(held):
+                    best_effort("release a lock", functools.partial(self._store.release, locked))
+
+    def _lock_shared(self, claim: Claim, held: list[LockedPlayer], keys: Sequence[str]) -> None:
+        """Lock shared records after the players `held` (the list `_locked` gives back on failure).
+        Their keys sort after every phone, so this is still the one ascending order."""
+        for key in sorted(set(keys)):
+            if any(key <= locked.phone for locked in held):
+                raise AssertionError(f"{key!r} would be locked out of the canonical order")
+            held.append(self._lock_with_backoff(key, claim.attempt_id, player_only=False))
+
+    def _lock_with_backoff(self, phone: str, lock_id: str, *, player_only: bool) -> LockedPlayer:
+        deadline = self._clock() + self._lock_wait
+        delay = _LOCK_BACKOFF_FIRST_SECONDS
+        while True:
+            try:
+                return self._store.lock(phone, lock_id, self._clock(), player_only=player_only)
+            except LockContended:
+                count("LockContention")
+                # Full jitter: concurrent waiters spread out instead of retrying in step.
+                pause = delay * self._jitter()
+                if self._clock() + pause >= deadline:
+                    raise
+                self._sleep(pause)
+                delay = min(delay * 2, _LOCK_BACKOFF_CAP_SECONDS)
+
+
+class MessageProcessor(PlayerLocks):
     def __init__(
         self,
         store: GameStore,
@@ -203,7 +259,17 @@ class MessageProcessor:
         looked_up = spec.look_up(command, phone, self._store, self._clock())
         with self._locked(claim, phone, looked_up.lock) as locked:
             players = {held.phone: held.player for held in locked}
-            facts = Facts(phone, players, looked_up, self._clock(), self._limits, self._new_id, self._program)
+            spoken = language.for_message(command, phone, players)  # the sender's, and each reply's
+            facts = Facts(
+                phone,
+                players,
+                looked_up,
+                self._clock(),
+                self._limits,
+                self._new_id,
+                self._program,
+                say=spoken.say,
+            )
             needs = spec.needs(command, facts)
             self._lock_shared(claim, locked, needs.lock)
             me = facts.me
@@ -219,94 +285,41 @@ class MessageProcessor:
             decision = spec.decide(command, facts)
             if spec.erases_sender:
                 self._outbox.erase(phone)
-            record = self._commit(claim, sms, spec, locked, decision, past_ceiling)
+            now = self._clock()
+            # Only the replies that go out (outgoing.py), charged to budgets in this commit: only once.
+            out = outgoing(
+                decision,
+                sms.sender,
+                sender_opted_in=next(held.opted_in for held in locked if held.phone == sms.sender),
+                budgets={held.phone: held.budget for held in locked},
+                now=now,
+                countries=self._countries,
+                past_ceiling=past_ceiling,
+                policy=self._budget,
+                program=self._program,
+                spoken=spoken,
+            )
+            _report_held_back(out)
+            # The opt-out confirmation's five minutes run from when the text reached us (the webhook
+            # queued it), or from now if that is unknown. Replies leave from the number the player texted.
+            received = min(sms.enqueued_at, now) if sms.enqueued_at is not None else now
+            proof = opt_out_proof.of_message(
+                sms.sender,
+                received,
+                texted_as=spec.texted_as,
+                opt_out_type=sms.opt_out_type,
+                by_operator=sms.by_operator,
+                reading=spec.proves(sms.command) if spec.proves is not None else None,
+                confirmation_queued=any(reply.opt_out_confirmation for reply in out.decision.replies),
+            )
+            outbox = outbox_of(out.decision.replies, sms.recipient, received)
+            record = self._store.commit(claim, locked, out.decision, outbox, out.budgets, now, proof)
+            if self._ceiling is not None:
+                self._ceiling.counted(len(outbox), now)  # the commit counted them: so does the cache
             if spec.audit is not None:
                 # Once per committed message (a redelivery finds it completed and never gets here).
                 logger.info("audit", extra=dict(spec.audit(command)))
             return record
-
-    def _commit(
-        self,
-        claim: Claim,
-        sms: InboundSms,
-        spec: CommandSpec[Any],
-        locked: Sequence[LockedPlayer],
-        decision: game.Decision,
-        past_ceiling: bool,
-    ) -> CompletedRecord:
-        now = self._clock()
-        # Only the replies that go out (outgoing.py), charged to their recipients' budgets here,
-        # in this commit, so only once.
-        out = outgoing(
-            decision,
-            sms.sender,
-            sender_opted_in=next(held.opted_in for held in locked if held.phone == sms.sender),
-            budgets={held.phone: held.budget for held in locked},
-            now=now,
-            countries=self._countries,
-            past_ceiling=past_ceiling,
-            policy=self._budget,
-            program=self._program,
-        )
-        _report_held_back(out)
-        # The opt-out confirmation's five minutes run from when the text reached us (the webhook
-        # queued it), or from now if that is unknown. Replies leave from the number the player texted.
-        received = min(sms.enqueued_at, now) if sms.enqueued_at is not None else now
-        proof = opt_out_proof.of_message(
-            sms.sender,
-            received,
-            texted_as=spec.texted_as,
-            opt_out_type=sms.opt_out_type,
-            by_operator=sms.by_operator,
-            reading=spec.proves(sms.command) if spec.proves is not None else None,
-            confirmation_queued=any(reply.opt_out_confirmation for reply in out.decision.replies),
-        )
-        outbox = outbox_of(out.decision.replies, sms.recipient, received)
-        record = self._store.commit(claim, locked, out.decision, outbox, out.budgets, now, proof)
-        if self._ceiling is not None:
-            self._ceiling.counted(len(outbox), now)  # the commit counted them: so does the cache
-        return record
-
-    _lock_order = staticmethod(lock_order)  # a seam: tests/simulation plants another order
-
-    @contextmanager
-    def _locked(self, claim: Claim, sender: str, others: Sequence[str] = ()) -> Iterator[list[LockedPlayer]]:
-        """Lease the sender and the players `others` in `lock_order`; give back what the commit did
-        not release. Only the sender's phone may be locked without a player record."""
-        held: list[LockedPlayer] = []
-        committed = False
-        try:
-            for phone in self._lock_order([sender, *others]):
-                held.append(self._lock_with_backoff(phone, claim.attempt_id, player_only=phone != sender))
-            yield held
-            committed = True
-        finally:
-            if not committed:
-                for locked in reversed(held):
-                    best_effort("release a lock", functools.partial(self._store.release, locked))
-
-    def _lock_shared(self, claim: Claim, held: list[LockedPlayer], keys: Sequence[str]) -> None:
-        """Lock shared records after the players `held` (the list `_locked` gives back on failure).
-        Their keys sort after every phone, so this is still the one ascending order."""
-        for key in sorted(set(keys)):
-            if any(key <= locked.phone for locked in held):
-                raise AssertionError(f"{key!r} would be locked out of the canonical order")
-            held.append(self._lock_with_backoff(key, claim.attempt_id, player_only=False))
-
-    def _lock_with_backoff(self, phone: str, lock_id: str, *, player_only: bool) -> LockedPlayer:
-        deadline = self._clock() + self._lock_wait
-        delay = _LOCK_BACKOFF_FIRST_SECONDS
-        while True:
-            try:
-                return self._store.lock(phone, lock_id, self._clock(), player_only=player_only)
-            except LockContended:
-                count("LockContention")
-                # Full jitter: concurrent waiters spread out instead of retrying in step.
-                pause = delay * self._jitter()
-                if self._clock() + pause >= deadline:
-                    raise
-                self._sleep(pause)
-                delay = min(delay * 2, _LOCK_BACKOFF_CAP_SECONDS)
 
 
 def _report_held_back(out: Outgoing) -> None:

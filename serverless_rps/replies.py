@@ -1,8 +1,11 @@
-"""Every SMS the game can send, in one place, so wording can be read, reviewed and length-checked.
+"""Every SMS the game can send in English, in one place, so wording can be read, reviewed and
+length-checked. replies_es.py is the same catalogue in Spanish, function for function
+(catalogue.py says which one a reply is written from).
 
 Pure: standard library only. Each reply fits one SMS segment: at most 160 characters from the
-GSM-7 basic character set (a test calls every public function here with worst-case arguments).
-Never echo raw player input: only validated nicknames and moves are interpolated.
+GSM-7 basic character set (a test calls every reply function of both catalogues with worst-case
+arguments and counts segments as Twilio bills them, segments.py). Never echo raw player input:
+only validated nicknames and moves are interpolated.
 """
 
 from __future__ import annotations
@@ -10,7 +13,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
+from serverless_rps import reply_layout
 from serverless_rps.rules import Move, Outcome
+from serverless_rps.segments import GSM7_BASIC, SEGMENT_LIMIT
 
 __all__ = [
     "GSM7_BASIC",
@@ -27,6 +32,8 @@ __all__ = [
     "help_overview",
     "help_topic",
     "is_single_segment",
+    "language_set",
+    "language_usage",
     "last_opponent_gone",
     "lobby_already_waiting",
     "lobby_result",
@@ -60,16 +67,10 @@ __all__ = [
     "unknown_player",
 ]
 
-SEGMENT_LIMIT = 160
-
-# The GSM 03.38 basic character set (no escape-table characters: they cost two septets).
-GSM7_BASIC = frozenset(
-    "@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !\"#¤%&'()*+,-./0123456789:;<=>?"
-    "¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà"
-)
-
 
 def is_single_segment(text: str) -> bool:
+    """At most 160 characters of GSM-7's basic table (none of its extension table, which cost two
+    septets each): one segment as Twilio bills it (segments.count_segments), never rewritten."""
     return len(text) <= SEGMENT_LIMIT and all(character in GSM7_BASIC for character in text)
 
 
@@ -131,6 +132,7 @@ _HELP_TOPICS = {
     "top": "TOP shows the players with the most wins (fewer losses, then who got there first, break ties).",
     "score": "SCORE shows your wins, losses, ties and current streak.",
     "stop": "STOP deletes your data and cancels your open games. START to come back.",
+    "language": "LANG en or LANG es sets the language I text you in: English or Spanish (IDIOMA es).",
 }
 _TOPIC_ALIASES = {
     "name": "nick",
@@ -141,6 +143,7 @@ _TOPIC_ALIASES = {
     "leaders": "top",
     "quit": "stop",
     "start": "stop",
+    "lang": "language",
 }
 
 
@@ -296,13 +299,9 @@ def games_summary(
         return "No open games. Challenge someone: THROW <move> <nick>"
     # The lobby line is short and whole; the lists share what it leaves.
     budget = SEGMENT_LIMIT - len(f" {lobby}") if lobby else SEGMENT_LIMIT
-    parts = []
-    for label, names in (("Waiting on", waiting_on), ("Waiting on you", waiting_for_you)):
-        if names:
-            parts.append((label, list(names)))
-    # Share the budget between the two lists; each list shows what fits and counts the rest.
-    rendered = [_render_list(label, names, budget // len(parts) - 2) for label, names in parts]
-    lists = ". ".join(rendered) + "."
+    lists = reply_layout.name_lists(
+        (("Waiting on", waiting_on), ("Waiting on you", waiting_for_you)), budget, lambda n: f" +{n} more"
+    )
     return f"{lists} {lobby}" if lobby else lists
 
 
@@ -317,20 +316,6 @@ def _time_left(seconds: int) -> str:
     if seconds >= 90 * 60:
         return f"in {(seconds + _HOUR // 2) // _HOUR} hours"
     return "in under 2 hours"
-
-
-def _render_list(label: str, names: list[str], budget: int) -> str:
-    # The first name always shows (a nickname is at most 15 characters, far under any budget here).
-    shown = names[:1]
-    for index, name in enumerate(names[1:], start=2):
-        remaining = len(names) - index
-        candidate = f"{label}: {', '.join([*shown, name])}"
-        suffix = f" +{remaining} more" if remaining else ""
-        if len(candidate + suffix) > budget:
-            break
-        shown.append(name)
-    hidden = len(names) - len(shown)
-    return f"{label}: {', '.join(shown)}" + (f" +{hidden} more" if hidden else "")
 
 
 def score(wins: int, losses: int, ties: int, streak: int) -> str:
@@ -351,17 +336,21 @@ def top(leaders: Sequence[tuple[str, int]]) -> str:
     """The leaderboard, best first, as many lines as fit one segment."""
     if not leaders:
         return _NO_LEADERS
-    return _LEADERS_HEADING + ", ".join(_leader_lines(leaders, SEGMENT_LIMIT))
+    return _LEADERS_HEADING + ", ".join(reply_layout.leader_lines(_LEADERS_HEADING, leaders))
 
 
 def top_with_rank(leaders: Sequence[tuple[str, int]], rank: int, wins: int) -> str:
     """The leaderboard for a player on it at `rank` (1 is first) with `wins`: when their own line
     is not among those that fit, fewer lines show and their place follows."""
-    shown = _leader_lines(leaders, SEGMENT_LIMIT)
+    shown = reply_layout.leader_lines(_LEADERS_HEADING, leaders)
     if rank <= len(shown):
         return _LEADERS_HEADING + ", ".join(shown)
     you = f". You: #{rank}, {wins} win{'' if wins == 1 else 's'}"
-    return _LEADERS_HEADING + ", ".join(_leader_lines(leaders, SEGMENT_LIMIT - len(you))) + you
+    return (
+        _LEADERS_HEADING
+        + ", ".join(reply_layout.leader_lines(_LEADERS_HEADING, leaders, SEGMENT_LIMIT - len(you)))
+        + you
+    )
 
 
 def top_unranked(leaders: Sequence[tuple[str, int]]) -> str:
@@ -369,19 +358,11 @@ def top_unranked(leaders: Sequence[tuple[str, int]]) -> str:
     if not leaders:
         return _NO_LEADERS
     you = ". You: not ranked yet"
-    return _LEADERS_HEADING + ", ".join(_leader_lines(leaders, SEGMENT_LIMIT - len(you))) + you
-
-
-def _leader_lines(leaders: Sequence[tuple[str, int]], limit: int) -> list[str]:
-    """The board's lines, best first, that fit `limit` characters after the heading (the first
-    always does: a nickname is at most 15 characters)."""
-    lines: list[str] = []
-    for rank, (name, wins) in enumerate(leaders, start=1):
-        line = f"{rank}. {name} {wins}"
-        if len(_LEADERS_HEADING + ", ".join([*lines, line])) > limit:
-            break
-        lines.append(line)
-    return lines
+    return (
+        _LEADERS_HEADING
+        + ", ".join(reply_layout.leader_lines(_LEADERS_HEADING, leaders, SEGMENT_LIMIT - len(you)))
+        + you
+    )
 
 
 def lobby_waiting(move: Move) -> str:
@@ -400,4 +381,16 @@ def reply_limit_reached(minutes: int) -> str:
     return (
         f"That's a lot of texts! To keep this game free, I'll stay quiet for about {minutes} min. "
         "Your moves still count."
+    )
+
+
+def language_set() -> str:
+    """`LANG en`: from now on, every reply to the player is in English."""
+    return "OK, I'll text you in English from now on. IDIOMA es para jugar en español."
+
+
+def language_usage() -> str:
+    """A language command without a language it knows: both languages, as the player may read either."""
+    return (
+        "Language: LANG en (English) or LANG es (Spanish). Idioma: IDIOMA es (español) o IDIOMA en (inglés)."
     )

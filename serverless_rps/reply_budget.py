@@ -27,7 +27,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from serverless_rps import replies
+from serverless_rps.catalogue import Say, english
 from serverless_rps.game import Decision, Reply
 
 __all__ = ["BudgetPolicy", "ReplyBudget", "apply_budget"]
@@ -64,10 +64,12 @@ def apply_budget(
     budgets: Mapping[str, ReplyBudget | None],
     now: float,
     policy: BudgetPolicy,
+    say: Say = english,
 ) -> tuple[Decision, dict[str, ReplyBudget]]:
     """The decision with the replies the budget allows, and each recipient's budget after them.
 
-    `budgets` has an entry for every phone the decision may reply to (None: nothing spent yet).
+    `budgets` has an entry for every phone the decision may reply to (None: nothing spent yet);
+    `say` writes the notice in its reader's language, as every other reply.
     """
     spent: dict[str, ReplyBudget] = {}
     allowed: list[Reply] = []
@@ -87,7 +89,7 @@ def apply_budget(
         elif not bucket.notified:
             full = replace(bucket, level=bucket.level + 1, notified=True)
             minutes = max(1, math.ceil(full.seconds_until_empty(policy) / 60))
-            allowed.append(Reply(reply.to, replies.reply_limit_reached(minutes)))
+            allowed.append(Reply(reply.to, say(reply.to).reply_limit_reached(minutes)))
             spent[reply.to] = full
         else:
             spent[reply.to] = bucket

@@ -77,7 +77,7 @@ from serverless_rps.normalisation import (
 from serverless_rps.revocation_words import Language, Meaning
 from serverless_rps.rules import Move, move_from_word
 
-__all__ = ["Revocation", "classify", "language_of", "words_of"]
+__all__ = ["ONLY_ENGLISH", "ONLY_SPANISH", "Revocation", "classify", "language_of", "words_of"]
 
 
 @dataclass(frozen=True)
@@ -134,8 +134,8 @@ def _vocabulary(spellings: Mapping[str, str], language: Language) -> frozenset[s
 # Words of one language and not the other, to tell which a text is in ("stop" is both's).
 _ENGLISH_WORDS = _vocabulary(ENGLISH_SPELLINGS, "en")
 _SPANISH_WORDS = _vocabulary(SPANISH_SPELLINGS, "es")
-_ONLY_ENGLISH = _ENGLISH_WORDS - _SPANISH_WORDS - {"stop"}
-_ONLY_SPANISH = _SPANISH_WORDS - _ENGLISH_WORDS - {"stop"}
+ONLY_ENGLISH = _ENGLISH_WORDS - _SPANISH_WORDS - {"stop"}
+ONLY_SPANISH = _SPANISH_WORDS - _ENGLISH_WORDS - {"stop"}
 
 
 # --- Reading --------------------------------------------------------------------------------------
@@ -516,8 +516,8 @@ def _spelled_out(words: list[str]) -> Meaning | None:
 
 def _language(folded_words: list[str], fallback: Language) -> Language:
     """The language with more of the text's words as typed; `fallback` (the matched rule's) if as many."""
-    english = sum(word in _ONLY_ENGLISH for word in folded_words)
-    spanish = sum(word in _ONLY_SPANISH for word in folded_words)
+    english = sum(word in ONLY_ENGLISH for word in folded_words)
+    spanish = sum(word in ONLY_SPANISH for word in folded_words)
     if english == spanish:
         return fallback
     return "es" if spanish > english else "en"

@@ -51,6 +51,7 @@ from werkzeug.exceptions import HTTPException, NotFound
 from werkzeug.routing import Map, Rule
 from werkzeug.wrappers import Request, Response
 
+from serverless_rps.segments import SegmentCount, count_segments
 from serverless_rps_local.delivery_callbacks import DeliveryCallbacks
 from serverless_rps_local.http_server import BackgroundHttpServer
 
@@ -80,30 +81,7 @@ _E164 = re.compile(r"^\+[1-9]\d{1,14}$")
 _MESSAGING_SERVICE_SID = re.compile(r"^MG[0-9a-fA-F]{32}$")
 _MAX_BODY_CHARACTERS = 1600
 
-_GSM7_BASIC = set(
-    "@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !\"#¤%&'()*+,-./0123456789:;<=>?"
-    "¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà"
-)
-_GSM7_EXTENDED = set("^{}\\[~]|€\f")
-
 _DEFAULT_FAULT_CODES = {429: 20429, 500: 20500, 503: 20503}
-
-
-@dataclass(frozen=True)
-class SegmentCount:
-    """How a body travels: its encoding and how many SMS segments it takes."""
-
-    encoding: str
-    segments: int
-
-
-def count_segments(body: str) -> SegmentCount:
-    """GSM-7 bodies fit 160 septets in one segment (153 per part when split); UCS-2 fits 70 (67)."""
-    if all(character in _GSM7_BASIC or character in _GSM7_EXTENDED for character in body):
-        septets = sum(2 if character in _GSM7_EXTENDED else 1 for character in body)
-        return SegmentCount("GSM-7", 1 if septets <= 160 else -(-septets // 153))
-    units = len(body.encode("utf-16-le")) // 2
-    return SegmentCount("UCS-2", 1 if units <= 70 else -(-units // 67))
 
 
 @dataclass(frozen=True)

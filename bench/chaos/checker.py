@@ -15,10 +15,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from serverless_rps import replies
+from serverless_rps.catalogue import CATALOGUES, Catalogue
 from serverless_rps.game import is_shared_key
 from serverless_rps.parsing import OptOut, parse
 from serverless_rps.ports import ERASED
 from serverless_rps.rules import Move, Outcome
+from serverless_rps.rules import play as play_outcome
 from serverless_rps.twilio_errors import REFUSED_FOR_GOOD
 
 __all__ = ["Inbound", "SoakRecord", "Verdict", "check"]
@@ -81,35 +83,59 @@ def _common_prefix(first: str, second: str) -> str:
     return first[:length]
 
 
-_HEADLINES = {
-    outcome: _common_prefix(
-        replies.result(outcome, Move.ROCK, Move.SCISSORS, "aaa"),
-        replies.result(outcome, Move.PAPER, Move.ROCK, "bbb"),
-    )
-    for outcome in Outcome
-}
-_WAITING_PREFIX = _common_prefix(
-    replies.throw_waiting("aaa", Move.ROCK), replies.throw_waiting("bbb", Move.PAPER)
+def _all_prefix(texts: list[str]) -> str:
+    prefix = texts[0]
+    for text in texts[1:]:
+        prefix = _common_prefix(prefix, text)
+    return prefix
+
+
+def _headlines(say: Catalogue) -> dict[Outcome, str]:
+    """What every result of an outcome begins with, whatever the moves and names."""
+    return {
+        outcome: _all_prefix(
+            [
+                say.result(outcome, mine, theirs, name)
+                for mine, theirs in itertools.product(Move, Move)
+                for name in ("aaa", "bbb")
+                if play_outcome(mine, theirs) is outcome
+            ]
+        )
+        for outcome in Outcome
+    }
+
+
+# In either language: a player's replies are in theirs (a soak player who texts a Spanish command
+# reads Spanish from then on), so each mark is looked for as both catalogues write it.
+_HEADLINES = [_headlines(say) for say in CATALOGUES.values()]
+_WAITING_PREFIXES = tuple(
+    _all_prefix([say.throw_waiting(name, move) for move in Move for name in ("aaa", "bbb")])
+    for say in CATALOGUES.values()
 )
-_CHALLENGED_MARK = replies.challenged("zzz").split("zzz", 1)[1][:30]
+_CHALLENGED_MARKS = tuple(say.challenged("zzz").split("zzz", 1)[1][:30] for say in CATALOGUES.values())
 
 
 # A game played through the lobby (a throw with no nickname) names the stranger first, then reads
 # as any result.
-_LOBBY_PREFIX = replies.lobby_result(Outcome.TIE, Move.ROCK, Move.ROCK, "zzz").split("zzz", 1)[0]
+_LOBBY_PREFIXES = tuple(
+    say.lobby_result(Outcome.TIE, Move.ROCK, Move.ROCK, "zzz").split("zzz", 1)[0]
+    for say in CATALOGUES.values()
+)
 
 
 def _is_lobby_result(body: str) -> bool:
-    return body.startswith(_LOBBY_PREFIX)
+    return body.startswith(_LOBBY_PREFIXES)
 
 
 def _result_outcome(body: str) -> Outcome | None:
-    if _is_lobby_result(body):
+    lobby = next((prefix for prefix in _LOBBY_PREFIXES if body.startswith(prefix)), None)
+    if lobby is not None:
         # Nicknames hold no ". ", so the result begins after the first one.
-        body = body[len(_LOBBY_PREFIX) :].split(". ", 1)[-1]
-    for outcome, headline in _HEADLINES.items():
-        if headline and body.startswith(headline):
-            return outcome
+        body = body[len(lobby) :].split(". ", 1)[-1]
+    for headlines in _HEADLINES:
+        for outcome, headline in headlines.items():
+            if headline and body.startswith(headline):
+                return outcome
     return None
 
 
@@ -408,8 +434,8 @@ def _check_exactly_once(record: SoakRecord, verdict: Verdict) -> None:
                 lobby_games += 1
             else:
                 resolved[phones] += 1
-        if any(body.startswith(_WAITING_PREFIX) for body in bodies) and any(
-            _CHALLENGED_MARK in body for body in bodies
+        if any(body.startswith(_WAITING_PREFIXES) for body in bodies) and any(
+            mark in body for body in bodies for mark in _CHALLENGED_MARKS
         ):
             waiting[phones] += 1
     stable = record.stable_phones
@@ -474,6 +500,13 @@ def _check_locks_and_nicknames(record: SoakRecord, verdict: Verdict) -> None:
     verdict.figures["expired locks left by killed workers (taken over on next use)"] = left
     verdict.figures["bare rows left by killed workers (a lock on a phone with no player)"] = bare
     verdict.figures["players at the end"] = sum(1 for item in record.players.values() if "player_id" in item)
+    # A player who texted the Spanish junk throw reads Spanish: the figure says the soak's checks
+    # ran over Spanish replies too.
+    verdict.figures["players texted in Spanish at the end"] = sum(
+        1
+        for item in record.players.values()
+        if "player_id" in item and item.get("language", {}).get("S") == "es"
+    )
 
 
 def _check_fencing(record: SoakRecord, verdict: Verdict) -> None:

@@ -32,7 +32,12 @@ JUNK = (
     "x" * 2000,
     "THROW ROCK nobody_here",
 )
-_CHALLENGED = re.compile(r"^(\w+) challenged you to rock-paper-scissors!")
+# What the game texts a player, in English or in Spanish: a soak player who texts a Spanish command
+# (`piedra contra juan`, among the junk) reads Spanish from then on.
+_CHALLENGED = re.compile(
+    r"^(\w+) challenged you to rock-paper-scissors!|^¡(\w+) te reta a piedra, papel o tijera!"
+)
+_REGISTERED = ("Welcome, ", "You're now ", "You're already", "¡Listo, ", "Ahora eres ", "Ya eres ")
 
 
 @dataclass
@@ -69,15 +74,11 @@ class Players:
             player = self.players.get(to)
             if player is None:
                 return
-            if (
-                body.startswith("Welcome, ")
-                or body.startswith("You're now ")
-                or body.startswith("You're already")
-            ):
+            if body.startswith(_REGISTERED):
                 player.registered = True
             challenger = _CHALLENGED.match(body)
             if challenger:
-                player.challenged_by.add(challenger.group(1))
+                player.challenged_by.add(challenger.group(1) or challenger.group(2))
 
     def next_message(self) -> tuple[str, str, str]:
         """(phone, body, kind) of the next text some player sends."""

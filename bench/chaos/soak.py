@@ -41,7 +41,7 @@ from twilio.request_validator import RequestValidator
 
 from bench.chaos.checker import Inbound, SoakRecord, Verdict, check, describe_delays, reply_delays
 from bench.chaos.players import Players
-from serverless_rps import replies
+from serverless_rps import replies, replies_es
 from serverless_rps.game_store import CEILING_PREFIX, CONTACT_PREFIX
 from serverless_rps_local import dev_account
 from serverless_rps_local.simulator import inbound_parameters
@@ -458,7 +458,10 @@ def _liveness_round(harness: Harness, stack: LocalStack, options: SoakOptions) -
         if lock and "player_id" in item and float(lock["M"]["expiration_epoch_timestamp"]["N"]) > now:
             locked.append((item["phone_number"]["S"], item["display_name"]["S"]))
     sids = {phone: harness.text(phone, f"nick {name}", "liveness") for phone, name in locked}
-    expected = {phone: replies.nick_unchanged(name) for phone, name in locked}
+    # In the player's language, English or Spanish.
+    expected = {
+        phone: {replies.nick_unchanged(name), replies_es.nick_unchanged(name)} for phone, name in locked
+    }
     bound = options.lock_lease_seconds + options.visibility_timeout_seconds + 15
     deadline = time.monotonic() + bound + 30
     while time.monotonic() < deadline:
@@ -466,7 +469,7 @@ def _liveness_round(harness: Harness, stack: LocalStack, options: SoakOptions) -
             answered = {
                 sms["to"]
                 for sms in harness.sms
-                if expected.get(sms["to"]) == sms["body"]
+                if sms["body"] in expected.get(sms["to"], set())
                 and sms["at"] >= harness.inbound[sids[sms["to"]]].posted_at
             }
         if answered >= set(expected):

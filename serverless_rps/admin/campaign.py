@@ -1,16 +1,18 @@
 """What an A2P 10DLC campaign registration asks for, built from the bot's own replies.
 
 `python -m serverless_rps.admin campaign` prints it: the use case's description, how a player
-opts in, sample messages and the keywords with their exact replies. Every text here comes from
-`replies` with the configured program, and the keywords from `parsing`, so the form says what the
-bot sends; tests/protocol/test_campaign.py drives the real processor and compares.
+opts in, sample messages and the keywords with their exact replies, in English and in Spanish.
+Every text here comes from the catalogues (`replies`, `replies_es`) with the configured program,
+and the keywords from `parsing`, so the form says what the bot sends; tests/protocol/test_campaign.py
+drives the real processor and compares.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from serverless_rps import parsing, replies
+from serverless_rps import parsing, replies, replies_es
+from serverless_rps.catalogue import Catalogue
 from serverless_rps.replies import Program
 from serverless_rps.rules import Move, Outcome
 
@@ -20,17 +22,17 @@ __all__ = ["SAMPLE_NICKNAMES", "registration", "sample_messages"]
 SAMPLE_NICKNAMES = ("alice", "bob")
 
 
-def sample_messages(program: Program) -> list[str]:
-    """Real replies, in the order a new player meets them."""
+def sample_messages(program: Program, say: Catalogue = replies) -> list[str]:
+    """Real replies, in the order a new player meets them (in Spanish with `replies_es`)."""
     alice, bob = SAMPLE_NICKNAMES
     return [
-        replies.opt_in_confirmation(program),
-        replies.nick_registered(alice),
-        replies.challenged(bob),
-        replies.throw_waiting(bob, Move.ROCK),
-        replies.result(Outcome.WIN, Move.ROCK, Move.SCISSORS, bob),
-        replies.program_help(program),
-        replies.opt_out_confirmation(program),
+        say.opt_in_confirmation(program),
+        say.nick_registered(alice),
+        say.challenged(bob),
+        say.throw_waiting(bob, Move.ROCK),
+        say.result(Outcome.WIN, Move.ROCK, Move.SCISSORS, bob),
+        say.program_help(program),
+        say.opt_out_confirmation(program),
     ]
 
 
@@ -62,6 +64,10 @@ def registration(program: Program) -> dict[str, Any]:
         "sample messages": [
             {"sample": number, "message": text} for number, text in enumerate(sample_messages(program), 1)
         ],
+        "sample messages (Spanish)": [
+            {"sample": number, "message": text}
+            for number, text in enumerate(sample_messages(program, replies_es), 1)
+        ],
         "keywords": [
             {
                 "kind": "opt-in",
@@ -74,14 +80,24 @@ def registration(program: Program) -> dict[str, Any]:
                 "reply": replies.opt_out_confirmation(program),
             },
             {
-                "kind": "opt-out (Spanish)",
-                "keywords": _keywords(parsing.SPANISH_OPT_OUT_WORDS),
-                "reply": replies.opt_out_confirmation(program),
-            },
-            {
                 "kind": "help",
                 "keywords": _keywords(parsing.HELP_WORDS),
                 "reply": replies.program_help(program),
+            },
+            {
+                "kind": "opt-in (Spanish)",
+                "keywords": _keywords(parsing.SPANISH_OPT_IN_WORDS),
+                "reply": replies_es.opt_in_confirmation(program),
+            },
+            {
+                "kind": "opt-out (Spanish)",
+                "keywords": _keywords(parsing.SPANISH_OPT_OUT_WORDS),
+                "reply": replies_es.opt_out_confirmation(program),
+            },
+            {
+                "kind": "help (Spanish)",
+                "keywords": _keywords(parsing.SPANISH_HELP_WORDS),
+                "reply": replies_es.program_help(program),
             },
         ],
         "opt-out note": (
@@ -91,7 +107,9 @@ def registration(program: Program) -> dict[str, Any]:
             "or a request to stop in other words). HELP gets the help reply, then a second SMS "
             "listing the game's commands. Twilio's default keywords are English only: the bot reads "
             "the Spanish ones above (as typed, accents or none, and Spanish requests to stop in other "
-            "words) and sends the opt-out reply itself; add them to the Messaging Service's Advanced "
-            "Opt-Out, with a Spanish reply, for Twilio to answer and block them too."
+            "words) and sends their replies itself, in Spanish; add them to the Messaging Service's "
+            "Advanced Opt-Out, with these Spanish replies, for Twilio to answer and block them too. "
+            "A player who texts in Spanish is answered in Spanish from then on (IDIOMA en or LANG en "
+            "switches back)."
         ),
     }

@@ -177,6 +177,8 @@ def player_to_item(player: Player) -> dict[str, Any]:
         "streak": number(player.streak),
         **({"ranked": {"BOOL": True}} if player.ranked else {}),
         **({"in_lobby": {"BOOL": True}} if player.in_lobby else {}),
+        # English is the default and is not written: records from before languages read as English.
+        **({"language": {"S": player.language}} if player.language != "en" else {}),
         **(
             {
                 "last_opponent": {
@@ -224,6 +226,7 @@ def player_from_item(item: dict[str, Any]) -> Player | None:
         streak=int(Decimal(item.get("streak", {}).get("N", "0"))),
         ranked=bool(item.get("ranked", {}).get("BOOL", False)),
         in_lobby=bool(item.get("in_lobby", {}).get("BOOL", False)),
+        language="es" if item.get("language", {}).get("S") == "es" else "en",
         last_opponent=(
             LastOpponent(last["nickname"]["S"], last["display_name"]["S"], last["player_id"]["S"])
             if last is not None

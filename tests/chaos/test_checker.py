@@ -6,7 +6,7 @@ from dataclasses import replace
 from typing import Any
 
 from bench.chaos.checker import Inbound, SoakRecord, check
-from serverless_rps import replies
+from serverless_rps import replies, replies_es
 from serverless_rps.rules import Move, Outcome
 
 BOT = "+15550100000"
@@ -97,6 +97,7 @@ def test_a_clean_record_passes() -> None:
     assert verdict.violations == []
     assert verdict.figures["duplicate SMS observed"] == 0
     assert verdict.figures["games resolved between stable players (checked exactly once)"] == 1
+    assert verdict.figures["players texted in Spanish at the end"] == 0
 
 
 def test_a_duplicate_from_a_worker_killed_between_send_and_record_is_counted_not_failed() -> None:
@@ -503,3 +504,86 @@ def test_one_sms_recorded_for_two_replies_is_a_lost_reply() -> None:
     assert any("both recorded as SMb: one of them was never sent" in violation for violation in violations), (
         violations
     )
+
+
+def _translated(record: SoakRecord, texts: dict[str, str]) -> SoakRecord:
+    """The same record with some replies written in another language (`texts`: old -> new body),
+    everywhere the record holds them: outboxes, accepted SMS and the workers' logs."""
+    for item in record.idempotency.values():
+        item["outbox"] = [(to, sender, texts.get(body, body)) for to, sender, body in item["outbox"]]
+    record.sms = [{**sms, "body": texts.get(sms["body"], sms["body"])} for sms in record.sms]
+    record.worker_events = [
+        {**event, "body": texts.get(event["body"], event["body"])} if "body" in event else event
+        for event in record.worker_events
+    ]
+    return record
+
+
+def _alice_plays_in_spanish() -> SoakRecord:
+    """clean_record with Alice reading Spanish (she challenged someone in Spanish once): her
+    challenge and her result are Spanish, Bob's replies stay English."""
+    record = clean_record()
+    record.players[ALICE]["language"] = {"S": "es"}
+    return _translated(
+        record,
+        {
+            CHALLENGED: replies_es.challenged("alice"),
+            ALICE_WON: replies_es.result(Outcome.WIN, Move.PAPER, Move.ROCK, "bob"),
+        },
+    )
+
+
+def _both_play_in_spanish() -> SoakRecord:
+    record = _alice_plays_in_spanish()
+    record.players[BOB]["language"] = {"S": "es"}
+    return _translated(
+        record,
+        {
+            WAITING: replies_es.throw_waiting("bob", Move.ROCK),
+            BOB_LOST: replies_es.result(Outcome.LOSS, Move.ROCK, Move.PAPER, "alice"),
+        },
+    )
+
+
+def test_a_game_read_in_spanish_by_one_or_both_players_is_checked_as_an_english_one() -> None:
+    for record, spanish in ((_alice_plays_in_spanish(), 1), (_both_play_in_spanish(), 2)):
+        assert CHALLENGED not in [sms["body"] for sms in record.sms]
+        verdict = check(record)
+        assert verdict.violations == []
+        assert verdict.figures["games resolved between stable players (checked exactly once)"] == 1
+        assert verdict.figures["players texted in Spanish at the end"] == spanish
+
+
+def test_a_game_scored_twice_in_spanish_is_a_violation() -> None:
+    record = _both_play_in_spanish()
+    record.players[ALICE] = _player(ALICE, "alice", wins=2)
+    violations = check(record).violations
+    assert any("wins/losses/ties (2, 0, 0)" in violation for violation in violations), violations
+
+
+def test_a_throw_that_waited_in_spanish_and_was_never_resolved_is_a_violation() -> None:
+    record = _both_play_in_spanish()
+    del record.idempotency["SM2"]
+    record.inbound.pop("SM2")
+    record.sms = record.sms[:2]
+    record.players[ALICE] = _player(ALICE, "alice")
+    record.players[BOB] = _player(BOB, "bob")
+    violations = check(record).violations
+    assert any("1 throws waited, 0 games resolved, 0 still pending" in violation for violation in violations)
+
+
+def test_a_spanish_lobby_game_counts_in_both_players_results() -> None:
+    lobby = {
+        replies.lobby_result(outcome, mine, theirs, name): (
+            replies_es.lobby_result(outcome, mine, theirs, name)
+        )
+        for outcome in Outcome
+        for mine in Move
+        for theirs in Move
+        for name in ("alice", "bob")
+    }
+    record = _translated(_with_a_lobby_game(_both_play_in_spanish(), alice_ties=1), lobby)
+    assert any(sms["body"] in lobby.values() for sms in record.sms)
+    verdict = check(record)
+    assert verdict.violations == []
+    assert verdict.figures["games played through the lobby"] == 1

@@ -14,7 +14,8 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Locator, Page, expect, sync_playwright
 
-from serverless_rps import replies
+from serverless_rps import replies, replies_es
+from serverless_rps.rules import Move, Outcome
 from serverless_rps_local import dev_account
 from serverless_rps_local.browser import find_chromium, no_chromium_reason
 from serverless_rps_local.stack import LocalStack, StackOptions, repository_root
@@ -146,6 +147,78 @@ def test_a_new_phone_says_what_to_text_until_it_has_texted(page_url: str, page: 
     expect(phone.locator(".bubble.outbound").last).to_contain_text("NICK")
     page.reload()
     expect(page.locator(f'.phone[data-phone="{phone.get_attribute("data-phone")}"] .hint')).to_have_count(0)
+
+
+def _replies_shown(page: Page, phone: str) -> Locator:
+    return page.locator(f'.phone[data-phone="{phone}"] .bubble.outbound')
+
+
+def test_two_phones_play_a_spanish_game_and_a_third_plays_one_of_them_in_english(
+    stack: LocalStack, page_url: str, page: Page
+) -> None:
+    page.goto(page_url)
+    # Each number read as its phone is added (`_add_phone` locates the last phone, whichever it is then).
+    ana, beto, carol = (str(_add_phone(page).get_attribute("data-phone")) for _ in range(3))
+    assert len({ana, beto, carol}) == 3
+    already_sent = len(stack.twilio.sent_messages())
+    card = page.locator(f'.phone[data-phone="{ana}"]')
+    expect(card.get_by_test_id("hint-spanish")).to_contain_text("¿En español?")
+    card.get_by_test_id("hint-spanish").get_by_text("ayuda", exact=True).click()
+    expect(card.get_by_test_id("compose")).to_have_value("ayuda")
+
+    _text(page, ana, "apodo ana")
+    _wait_for_replies(page, ana, 2)
+    _text(page, beto, "Apodo beto")
+    _wait_for_replies(page, beto, 2)
+    _text(page, ana, "tirar piedra a beto")
+    _wait_for_replies(page, beto, 3)
+    _text(page, beto, "papel para ana")
+    _wait_for_replies(page, ana, 4)
+    _wait_for_replies(page, beto, 4)
+    spanish = replies_es.opt_in_confirmation(PROGRAM)
+    expect(_replies_shown(page, ana)).to_have_text(
+        [
+            spanish,
+            replies_es.nick_registered("ana"),
+            replies_es.throw_waiting("beto", Move.ROCK),
+            replies_es.result(Outcome.LOSS, Move.ROCK, Move.PAPER, "beto"),
+        ]
+    )
+    expect(_replies_shown(page, beto)).to_have_text(
+        [
+            spanish,
+            replies_es.nick_registered("beto"),
+            replies_es.challenged("ana"),
+            replies_es.result(Outcome.WIN, Move.PAPER, Move.ROCK, "ana"),
+        ]
+    )
+
+    # carol plays in English against ana, who stays in Spanish: each reads their own language.
+    _text(page, carol, "nick carol")
+    _wait_for_replies(page, carol, 2)
+    _text(page, carol, "rock ana")
+    _wait_for_replies(page, ana, 5)
+    _text(page, ana, "tijera carol")
+    _wait_for_replies(page, ana, 6)
+    _wait_for_replies(page, carol, 4)
+    expect(_replies_shown(page, ana).nth(4)).to_have_text(replies_es.challenged("carol"))
+    expect(_replies_shown(page, ana).last).to_have_text(
+        replies_es.result(Outcome.LOSS, Move.SCISSORS, Move.ROCK, "carol")
+    )
+    expect(_replies_shown(page, carol)).to_have_text(
+        [
+            WELCOME,
+            replies.nick_registered("carol"),
+            replies.throw_waiting("ana", Move.ROCK),
+            replies.result(Outcome.WIN, Move.ROCK, Move.SCISSORS, "ana"),
+        ]
+    )
+    # As Twilio billed them: every reply one GSM-7 segment, in either language.
+    sent = [
+        message for message in stack.twilio.sent_messages(already_sent) if message["to"] in (ana, beto, carol)
+    ]
+    assert len(sent) == 14
+    assert {(message["encoding"], message["num_segments"]) for message in sent} == {("GSM-7", "1")}
 
 
 def test_an_opted_out_phone_shows_it_and_why_its_texts_go_unanswered(page_url: str, page: Page) -> None:

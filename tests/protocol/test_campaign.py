@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from serverless_rps import replies_es
 from serverless_rps.admin import campaign, cli
 from serverless_rps.parsing import OptIn, OptOut, ShowHelp, parse
 from serverless_rps.replies import Program
@@ -61,13 +62,44 @@ def test_the_spanish_keywords_are_the_ones_the_bot_reads_and_it_confirms_each_it
 ) -> None:
     # Twilio answers none of them without Advanced Opt-Out: the bot's reply is the only one.
     game = _game(dynamodb)
-    spanish = next(row for row in campaign.registration(PROGRAM)["keywords"] if "Spanish" in row["kind"])
+    spanish = next(
+        row for row in campaign.registration(PROGRAM)["keywords"] if row["kind"] == "opt-out (Spanish)"
+    )
     assert spanish["keywords"] == "ALTO, BAJA, CANCELAR, DETENER, NO MAS, PARA, PARAR"
     for keyword in spanish["keywords"].split(", "):
         assert parse(keyword) == OptOut(confirm=True, rule="spanish-keyword", language="es"), keyword
         game.text(CAROL, "nick carol")
         game.text(CAROL, keyword)
         assert game.sms.last(CAROL) == spanish["reply"], keyword
+
+
+def test_every_spanish_sample_message_is_a_text_the_bot_sends_a_spanish_player(
+    dynamodb: Any, clock: Any
+) -> None:
+    game = _game(dynamodb)
+    alice, bob = campaign.SAMPLE_NICKNAMES
+    game.text(ALICE, f"apodo {alice}")
+    game.text(BOB, f"apodo {bob}")
+    game.text(ALICE, f"piedra {bob}")
+    game.text(BOB, f"tijera {alice}")
+    game.text(BOB, f"papel {alice}")
+    game.text(ALICE, "ayuda")
+    game.text(ALICE, "Alto.")
+
+    samples = campaign.sample_messages(PROGRAM, replies_es)
+    assert [text for text in samples if text not in game.sms.to(ALICE)] == []
+
+
+def test_each_spanish_keywords_reply_is_what_the_bot_answers_to_them(dynamodb: Any, clock: Any) -> None:
+    game = _game(dynamodb)
+    rows = {row["kind"]: row for row in campaign.registration(PROGRAM)["keywords"]}
+    assert (rows["opt-in (Spanish)"]["keywords"], rows["help (Spanish)"]["keywords"]) == ("ALTA", "AYUDA")
+    assert parse("Alta") == OptIn(language="es")
+    game.text(CAROL, "ALTA")  # a number's first text: the opt-in confirmation, in Spanish
+    assert game.sms.to(CAROL) == [rows["opt-in (Spanish)"]["reply"]]
+    game.text(CAROL, "¡Ayuda!")
+    assert rows["help (Spanish)"]["reply"] == game.sms.to(CAROL)[-2]  # then the commands, in Spanish
+    assert game.sms.last(CAROL) == replies_es.help_overview()
 
 
 def test_the_command_prints_the_configured_programs_form(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -113,6 +113,17 @@ def test_a_new_player_is_neither_ranked_nor_in_the_lobby_nor_anyones_opponent(ga
     }
 
 
+def test_a_spanish_players_record_says_so_and_an_english_ones_says_nothing(game: Game) -> None:
+    """English is the default and is not stored: a record written before languages reads as English
+    (the next test's record has no `language` and is answered in English)."""
+    game.text(ALICE, "apodo ana")
+    assert _plain(game.player(ALICE))["language"] == "es"
+    game.text(ALICE, "lang en")
+    assert "language" not in _plain(game.player(ALICE))
+    game.text(ALICE, "idioma es")
+    assert _plain(game.player(ALICE))["language"] == "es"
+
+
 def test_a_lock_is_stored_on_the_record_with_its_holder_and_expiry(game: Game) -> None:
     game.register((ALICE, "alice"))
     game.store.lock(ALICE, "attempt-1", time.time())

@@ -16,6 +16,7 @@ import pytest
 from moto import mock_aws
 from twilio.request_validator import RequestValidator
 
+from serverless_rps import replies_es
 from serverless_rps.admin import campaign, cli
 from serverless_rps.admin.verify import FICTIONAL_PHONE
 from serverless_rps.config import TwilioCredentials
@@ -307,7 +308,8 @@ def test_verify_without_a_number_or_a_url_says_which_setting_is_missing(
 def test_campaign_words_the_registration_form_as_the_carriers_read_it() -> None:
     form = campaign.registration(Program("Pebble Duel", "duel@example.org"))
 
-    assert {key: value for key, value in form.items() if key not in {"sample messages", "keywords"}} == {
+    samples_and_keywords = {"sample messages", "sample messages (Spanish)", "keywords"}
+    assert {key: value for key, value in form.items() if key not in samples_and_keywords} == {
         "program": "Pebble Duel",
         "support contact": "duel@example.org",
         "use case description": "Pebble Duel is a rock-paper-scissors game played by SMS. A player texts the"
@@ -327,18 +329,26 @@ def test_campaign_words_the_registration_form_as_the_carriers_read_it() -> None:
         " have answered (a keyword typed with punctuation or full-width letters, or a request to stop in"
         " other words). HELP gets the help reply, then a second SMS listing the game's commands. Twilio's"
         " default keywords are English only: the bot reads the Spanish ones above (as typed, accents or none,"
-        " and Spanish requests to stop in other words) and sends the opt-out reply itself; add them to the"
-        " Messaging Service's Advanced Opt-Out, with a Spanish reply, for Twilio to answer and block them"
-        " too.",
+        " and Spanish requests to stop in other words) and sends their replies itself, in Spanish; add them"
+        " to the Messaging Service's Advanced Opt-Out, with these Spanish replies, for Twilio to answer and"
+        " block them too. A player who texts in Spanish is answered in Spanish from then on (IDIOMA en or"
+        " LANG en switches back).",
     }
     samples = campaign.sample_messages(Program("Pebble Duel", "duel@example.org"))
     assert form["sample messages"] == [{"sample": n, "message": text} for n, text in enumerate(samples, 1)]
     assert form["sample messages"][0]["sample"] == 1
+    spanish = campaign.sample_messages(Program("Pebble Duel", "duel@example.org"), replies_es)
+    assert form["sample messages (Spanish)"] == [
+        {"sample": n, "message": text} for n, text in enumerate(spanish, 1)
+    ]
+    assert spanish[0].startswith("¡Bienvenido a Pebble Duel!")
     assert [(row["kind"], row["keywords"]) for row in form["keywords"]] == [
         ("opt-in", "START, UNSTOP, YES"),
         ("opt-out", "CANCEL, END, OPTOUT, QUIT, REVOKE, STOP, STOPALL, UNSUBSCRIBE"),
-        ("opt-out (Spanish)", "ALTO, BAJA, CANCELAR, DETENER, NO MAS, PARA, PARAR"),
         ("help", "HELP, INFO"),
+        ("opt-in (Spanish)", "ALTA"),
+        ("opt-out (Spanish)", "ALTO, BAJA, CANCELAR, DETENER, NO MAS, PARA, PARAR"),
+        ("help (Spanish)", "AYUDA"),
     ]
 
 

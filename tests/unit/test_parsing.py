@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from serverless_rps import replies, revocation_words
+from serverless_rps import replies, replies_es, revocation_words
+from serverless_rps.catalogue import Wording
 from serverless_rps.parsing import (
     HELP_WORDS,
     OPT_IN_WORDS,
@@ -33,9 +34,9 @@ from serverless_rps.rules import Move
 @pytest.mark.parametrize(
     ("body", "command"),
     [
-        ("help", ShowHelp(replies.help_overview(), overview=True)),
-        ("?", ShowHelp(replies.help_overview(), overview=True)),
-        ("HELP throw", ShowHelp(replies.help_topic("throw") or "")),
+        ("help", ShowHelp(Wording("help_overview"), overview=True)),
+        ("?", ShowHelp(Wording("help_overview"), overview=True)),
+        ("HELP throw", ShowHelp(Wording("help_topic", ("throw",)))),
         ("nick Alice", SetNickname("Alice")),
         ("  name   bob_2  ", SetNickname("bob_2")),
         ("throw rock bob", Throw(Move.ROCK, "bob")),
@@ -69,26 +70,28 @@ def test_commands_are_case_insensitive_and_forgiving_of_spaces(body: str, comman
 @pytest.mark.parametrize(
     ("body", "reply"),
     [
-        ("", replies.empty_message()),
-        ("nick", replies.nick_usage()),
-        ("nick two words", replies.nick_invalid()),
-        ("nick ab", replies.nick_invalid()),
-        ("nick sixteen_chars_xx", replies.nick_invalid()),
-        ("nick help", replies.nick_invalid()),
-        ("nick Scissor", replies.nick_invalid()),
-        ("nick bøb", replies.nick_invalid()),
-        ("throw", replies.throw_usage()),
-        ("throw lizard bob", replies.unknown_move()),
-        ("throw rock b😀b", replies.unknown_player(None)),
-        ("again", replies.again_usage()),
-        ("again rock bob", replies.again_usage()),
-        ("again lizard", replies.unknown_move()),
-        ("help nonsense", replies.unknown_help_topic()),
-        ("hello there", replies.unknown_command()),
+        ("", Wording("empty_message")),
+        ("nick", Wording("nick_usage")),
+        ("nick two words", Wording("nick_invalid")),
+        ("nick ab", Wording("nick_invalid")),
+        ("nick sixteen_chars_xx", Wording("nick_invalid")),
+        ("nick help", Wording("nick_invalid")),
+        ("nick Scissor", Wording("nick_invalid")),
+        ("nick bøb", Wording("nick_invalid")),
+        ("throw", Wording("throw_usage")),
+        ("throw lizard bob", Wording("unknown_move")),
+        ("throw rock b😀b", Wording("unknown_player", (None,))),
+        ("again", Wording("again_usage")),
+        ("again rock bob", Wording("again_usage")),
+        ("again lizard", Wording("unknown_move")),
+        ("help nonsense", Wording("unknown_help_topic")),
+        ("hello there", Wording("unknown_command")),
     ],
 )
-def test_bad_input_becomes_a_clear_reply(body: str, reply: str) -> None:
-    assert parse(body) == ReplyOnly(reply) or parse(body) == ShowHelp(reply)
+def test_bad_input_becomes_a_clear_reply(body: str, reply: Wording) -> None:
+    command = parse(body)
+    assert isinstance(command, ReplyOnly | ShowHelp)
+    assert command.wording == reply
 
 
 def test_stop_inside_game_talk_is_not_an_opt_out() -> None:
@@ -145,7 +148,8 @@ def test_a_nickname_is_3_to_15_ascii_letters_digits_or_underscores(name: str, va
 def test_any_text_parses_to_a_command_without_raising(body: str) -> None:
     command = parse(body)
     if isinstance(command, ReplyOnly | ShowHelp):
-        assert replies.is_single_segment(command.text)
+        assert replies.is_single_segment(command.wording.in_(replies))
+        assert replies.is_single_segment(command.wording.in_(replies_es))
     if isinstance(command, SetNickname):
         assert is_valid_nickname(command.display_name)
 
@@ -233,7 +237,7 @@ def test_every_opt_in_word_in_typed_forms_opts_in(word: str) -> None:
 
 @pytest.mark.parametrize("body", ["help", "Help.", "HELP?", "info", "ＨＥＬＰ", "h\u200belp", "?", " ?? "])
 def test_help_words_as_typed_show_the_overview(body: str) -> None:
-    assert parse(body) == ShowHelp(replies.help_overview(), overview=True)
+    assert parse(body) == ShowHelp(Wording("help_overview"), overview=True)
 
 
 @given(
@@ -263,12 +267,12 @@ def test_requests_to_stop_that_are_not_twilios_keywords_opt_out_with_our_confirm
 
 
 def test_commands_still_parse_around_the_opt_out_words() -> None:
-    assert parse("start game") == ReplyOnly(replies.unknown_command())
-    assert parse("nick end") == ReplyOnly(replies.nick_invalid())
+    assert parse("start game") == ReplyOnly(Wording("unknown_command"), "en", guessed=True)
+    assert parse("nick end") == ReplyOnly(Wording("nick_invalid"))
     assert parse("throw rock endy") == Throw(Move.ROCK, "endy")
     assert parse("ｎｉｃｋ ａｌｉｃｅ") == SetNickname("alice")
     assert parse("throw\u200b rock bob") == Throw(Move.ROCK, "bob")
-    assert parse("help throw") == ShowHelp(replies.help_topic("throw") or "")
+    assert parse("help throw") == ShowHelp(Wording("help_topic", ("throw",)))
 
 
 @pytest.mark.parametrize(
@@ -305,7 +309,7 @@ def test_an_unknown_or_missing_verdict_counts_as_absent(opt_out_type: str | None
         assert parse(body, opt_out_type=opt_out_type) == parse(body)
     assert parse("STOP", opt_out_type="UNKNOWN") == OptOut()
     assert parse("start", opt_out_type="UNKNOWN") == OptIn()
-    assert parse("help", opt_out_type="UNKNOWN") == ShowHelp(replies.help_overview(), overview=True)
+    assert parse("help", opt_out_type="UNKNOWN") == ShowHelp(Wording("help_overview"), overview=True)
 
 
 @pytest.mark.parametrize(
@@ -382,7 +386,7 @@ def test_variation_selectors_inside_a_word_are_ignored(selector: str) -> None:
     "character", ["\ufe10", "\U000e01f0"], ids=["vertical-comma-becomes-a-comma", "unassigned"]
 )
 def test_characters_just_past_the_variation_selectors_are_not_ignored(character: str) -> None:
-    assert parse(f"ro{character}ck bob") == ReplyOnly(replies.unknown_command())
+    assert parse(f"ro{character}ck bob") == ReplyOnly(Wording("unknown_command"), guessed=True)
 
 
 def test_a_throw_naming_two_moves_throws_the_first_at_the_second() -> None:

@@ -1,5 +1,8 @@
-"""Every reply the code can produce fits one GSM-7 segment: each public function of `replies`,
-called with worst-case arguments (longest names, every move and outcome, large numbers, long lists)."""
+"""Every reply the code can produce fits one segment as Twilio bills it, in English and in Spanish:
+each function of both catalogues (`catalogue.Catalogue`), called with worst-case arguments (longest
+names, the longest program name and support contact, every move and outcome, large numbers, long
+lists), is one GSM-7 segment by `segments.count_segments`, and from GSM-7's basic table only (so
+Smart Encoding never rewrites it)."""
 
 from __future__ import annotations
 
@@ -14,14 +17,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from serverless_rps import replies
+from serverless_rps.catalogue import CATALOGUES, Catalogue
 from serverless_rps.parsing import is_valid_nickname
 from serverless_rps.rules import Move, Outcome
+from serverless_rps.segments import count_segments
 
 _GSM7 = "".join(sorted(replies.GSM7_BASIC - {"\n", "\r"}))
+# The longest the template allows: a 30-character program name and a 40-character support contact.
 programs = st.builds(
     replies.Program,
-    st.text(_GSM7, min_size=1, max_size=replies.PROGRAM_NAME_LIMIT),
-    st.text(_GSM7, min_size=1, max_size=replies.SUPPORT_CONTACT_LIMIT),
+    st.text(_GSM7, min_size=replies.PROGRAM_NAME_LIMIT, max_size=replies.PROGRAM_NAME_LIMIT),
+    st.text(_GSM7, min_size=replies.SUPPORT_CONTACT_LIMIT, max_size=replies.SUPPORT_CONTACT_LIMIT),
 )
 nicknames = st.from_regex(r"[A-Za-z0-9_]{3,15}", fullmatch=True).filter(is_valid_nickname)
 ARGUMENT_STRATEGIES: dict[Any, st.SearchStrategy[Any]] = {
@@ -39,6 +45,19 @@ REPLY_FUNCTIONS = {
     for name, function in inspect.getmembers(replies, inspect.isfunction)
     if name in replies.__all__ and name != "is_single_segment"
 }
+# What every catalogue has: the protocol's functions.
+CATALOGUE_FUNCTIONS = sorted(
+    name for name, member in vars(Catalogue).items() if callable(member) and not name.startswith("_")
+)
+
+
+def bills_one_segment(text: str) -> bool:
+    """One GSM-7 segment as Twilio counts it, and nothing Smart Encoding or an escape could change."""
+    return (
+        count_segments(text).segments == 1
+        and count_segments(text).encoding == "GSM-7"
+        and (replies.is_single_segment(text))
+    )
 
 
 def strategy_for(hint: Any) -> st.SearchStrategy[Any]:
@@ -60,9 +79,20 @@ def test_every_reply_function_is_exported_and_walked() -> None:
     assert len(REPLY_FUNCTIONS) >= 25
 
 
-@pytest.mark.parametrize("name", sorted(REPLY_FUNCTIONS))
-def test_every_reply_fits_one_gsm7_segment(name: str) -> None:
-    function: Callable[..., str | None] = REPLY_FUNCTIONS[name]
+def test_both_catalogues_have_every_english_reply_and_nothing_else() -> None:
+    assert set(CATALOGUE_FUNCTIONS) == set(REPLY_FUNCTIONS)
+    for language, catalogue in CATALOGUES.items():
+        for name in CATALOGUE_FUNCTIONS:
+            assert inspect.signature(getattr(catalogue, name)) == inspect.signature(REPLY_FUNCTIONS[name]), (
+                language,
+                name,
+            )
+
+
+@pytest.mark.parametrize("language", sorted(CATALOGUES))
+@pytest.mark.parametrize("name", CATALOGUE_FUNCTIONS)
+def test_every_reply_fits_one_segment_as_twilio_bills_it_in_both_languages(language: str, name: str) -> None:
+    function: Callable[..., str | None] = getattr(CATALOGUES[language], name)
     hints = typing.get_type_hints(function)
     arguments = {param: strategy_for(hints[param]) for param in inspect.signature(function).parameters}
 
@@ -72,29 +102,47 @@ def test_every_reply_fits_one_gsm7_segment(name: str) -> None:
         text = function(**kwargs)
         if text is None:  # help_topic for an unknown topic
             return
-        assert replies.is_single_segment(text), f"{name}({kwargs}) -> {len(text)} chars: {text!r}"
+        assert bills_one_segment(text), f"{language} {name}({kwargs}) -> {len(text)} chars: {text!r}"
 
     check()
 
 
-def test_worst_case_names_still_fit() -> None:
+@pytest.mark.parametrize("language", sorted(CATALOGUES))
+def test_worst_case_names_still_fit(language: str) -> None:
+    say: Catalogue = CATALOGUES[language]
     longest = "W" * 15
     for text in (
-        replies.challenged(longest),
-        replies.result(Outcome.LOSS, Move.SCISSORS, Move.SCISSORS, longest),
-        replies.nick_changed(longest, longest),
-        replies.games_summary([longest] * 20, [longest] * 50),
-        replies.games_summary([longest] * 20, [longest] * 50, Move.SCISSORS, 10**9),
-        replies.games_summary([], [], Move.SCISSORS, 10**9),
-        replies.top_with_rank([(longest, 10**9)] * 20, 10**9, 10**9),
-        replies.top_unranked([(longest, 10**9)] * 20),
-        replies.nick_taken_look_alike(longest, longest),
+        say.challenged(longest),
+        *(say.result(outcome, Move.SCISSORS, Move.SCISSORS, longest) for outcome in Outcome),
+        *(say.lobby_result(outcome, Move.SCISSORS, Move.SCISSORS, longest) for outcome in Outcome),
+        say.nick_changed(longest, longest),
+        say.games_summary([longest] * 20, [longest] * 50),
+        say.games_summary([longest] * 20, [longest] * 50, Move.SCISSORS, 10**9),
+        say.games_summary([], [], Move.SCISSORS, 10**9),
+        say.top_with_rank([(longest, 10**9)] * 20, 10**9, 10**9),
+        say.top_unranked([(longest, 10**9)] * 20),
+        say.nick_taken_look_alike(longest, longest),
         *(
             reply(replies.Program("W" * replies.PROGRAM_NAME_LIMIT, "W" * replies.SUPPORT_CONTACT_LIMIT))
-            for reply in (replies.opt_in_confirmation, replies.program_help, replies.opt_out_confirmation)
+            for reply in (say.opt_in_confirmation, say.program_help, say.opt_out_confirmation)
         ),
     ):
-        assert replies.is_single_segment(text), text
+        assert bills_one_segment(text), text
+
+
+@pytest.mark.parametrize(
+    ("text", "encoding", "segments"),
+    [
+        ("¡Ganaste! Tu piedra le gana a la tijera de bob.", "GSM-7", 1),  # é, ñ, ¿, ¡ are GSM-7
+        ("¿Qué tal? Añade tu apodo: Ñandú", "UCS-2", 1),  # ú is not: 31 characters of UCS-2
+        ("Ganó " + "a" * 65, "UCS-2", 1),  # one ó: 70 characters, one UCS-2 segment
+        ("Ganó " + "a" * 66, "UCS-2", 2),  # 71: two
+        ("a" * 160, "GSM-7", 1),
+        ("€" * 81, "GSM-7", 2),  # the extension table costs two septets
+    ],
+)
+def test_segments_are_counted_as_twilio_bills_them(text: str, encoding: str, segments: int) -> None:
+    assert (count_segments(text).encoding, count_segments(text).segments) == (encoding, segments)
 
 
 @pytest.mark.parametrize(

@@ -398,6 +398,21 @@ CASES: list[tuple[str, Callable[[], str | None], str | None]] = [
         "There's no help on that. Commands: NICK, THROW, AGAIN, GAMES, SCORE, TOP, STOP. Text HELP for more.",
     ),
     ("help on nothing", lambda: replies.help_topic("dance"), None),
+    (
+        "help on the language",
+        lambda: replies.help_topic("lang"),
+        "LANG en or LANG es sets the language I text you in: English or Spanish (IDIOMA es).",
+    ),
+    (
+        "language set",
+        replies.language_set,
+        "OK, I'll text you in English from now on. IDIOMA es para jugar en español.",
+    ),
+    (
+        "language usage, in both",
+        replies.language_usage,
+        "Language: LANG en (English) or LANG es (Spanish). Idioma: IDIOMA es (español) o IDIOMA en (inglés).",
+    ),
 ]
 
 

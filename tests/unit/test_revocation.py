@@ -14,7 +14,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from serverless_rps import replies, revocation, revocation_words
+from serverless_rps import replies, replies_es, revocation, revocation_words
+from serverless_rps.catalogue import Wording
 from serverless_rps.parsing import (
     Command,
     ListGames,
@@ -164,11 +165,11 @@ def test_an_opt_out_is_in_the_language_most_of_its_words_are_in(text: str, langu
 @pytest.mark.parametrize(
     ("text", "command"),
     [
-        ("nick stop", ReplyOnly(replies.nick_invalid())),
+        ("nick stop", ReplyOnly(Wording("nick_invalid"))),
         ("nick stop_texting", SetNickname("stop_texting")),
         ("throw rock stop", Throw(Move.ROCK, "stop")),
         ("rock stop", Throw(Move.ROCK, "stop")),
-        ("help stop", ShowHelp(replies.help_topic("stop") or "")),
+        ("help stop", ShowHelp(Wording("help_topic", ("stop",)))),
         ("games stop", ListGames()),
         ("score please stop", ShowScore()),
     ],
@@ -649,7 +650,8 @@ def test_any_mix_of_the_test_sets_words_parses_to_a_command(text: str) -> None:
     if isinstance(command, OptOut):
         assert command.rule
     if isinstance(command, ReplyOnly | ShowHelp):
-        assert replies.is_single_segment(command.text)
+        assert replies.is_single_segment(command.wording.in_(replies))
+        assert replies.is_single_segment(command.wording.in_(replies_es))
 
 
 @given(st.text(max_size=1600))
