@@ -42,6 +42,9 @@ TUNING = (
     # Written blind, measured once after round 2 (85.1% and 87.8%: docs/opt-out.md), tuning since.
     ("held-out en 3", "revocation_held_out_en_3"),
     ("held-out es 3", "revocation_held_out_es_3"),
+    # Round 3's own batches, scored on first contact before the rules changed.
+    ("tuning en 4", "revocation_tuning_en_4"),
+    ("tuning es 3", "revocation_tuning_es_3"),
 )
 # Sets written blind and not yet measured: a new one is added here, measured once with
 # --held-out, then moved to TUNING.
