@@ -68,14 +68,16 @@ from serverless_rps.normalisation import (
     ENGLISH_SPELLINGS,
     SPANISH_SPELLINGS,
     SPELLINGS,
+    collapsed_doubles,
     key_word_typed,
     normalised,
     spelled,
+    split_run_together,
     typed_shapes,
     without_accents,
 )
+from serverless_rps.revocation_signals import aimed_intent, game_signals, move, the_games_name_as_one
 from serverless_rps.revocation_words import Language, Meaning
-from serverless_rps.rules import Move, move_from_word
 
 __all__ = ["Revocation", "classify", "language_of", "words_of"]
 
@@ -117,6 +119,14 @@ _KNOWN_WORDS = vocabulary.ORDINARY_WORDS.union(
 )
 
 
+# What a word the lists do not know may be split into: the words they know, two letters or more,
+# but "nomas" ("just"), which would hide a "no más" (`nomasmsjs`).
+_SPLIT_LEXICON = frozenset(word for word in _KNOWN_WORDS if len(word) >= 2 and word.isalpha()) - {"nomas"}
+# An English word made of a stop word and an affix is one word: `unstoppable`, `unendable`.
+_AFFIXED = re.compile(r"un\w*|\w*(able|ably|ible)")
+_LONGEST_KNOWN_WORD = max(len(word) for word in _SPLIT_LEXICON)
+
+
 def _vocabulary(spellings: Mapping[str, str], language: Language) -> frozenset[str]:
     tables = (vocabulary.CLEAR_PHRASES, vocabulary.STOP_REQUESTS, vocabulary.COURTESY)
     in_tables = _words_in(
@@ -144,22 +154,72 @@ _APOSTROPHES = re.compile("['\u2018\u2019\u02bc`\u00b4]")
 _WORD = re.compile(r"\w+")
 
 
-def _folded_words(body: str) -> list[str]:
+_NO_PLUS = re.compile(r"\bno\s*\+")  # `no+ msjs`: "no más" as people type it
+
+
+def _folded_words(body: str, *, split: bool = True) -> list[str]:
     """The words as typed, casefolded, without accents or apostrophes, each as the word it stands
-    for: `¡Déjame!` -> ['dejame'], `STOPPP` -> ['stop'], `st0p` -> ['stop'], `remvoe` -> ['remove']."""
+    for: `¡Déjame!` -> ['dejame'], `STOPPP` -> ['stop'], `st0p` -> ['stop'], `remvoe` -> ['remove'];
+    words split apart joined (`un subscribe`, `un-sub`) and words run together split
+    (`stoptexting` -> ['stop', 'texting'], `dejenmeenpaz` -> ['dejenme', 'en', 'paz'])."""
     text = without_accents(_APOSTROPHES.sub("", normalised(body).casefold()))
-    return [_as_meant(word) for word in _WORD.findall(text.replace("#", " number "))]
+    text = _NO_PLUS.sub("no mas ", text.replace("#", " number "))
+    words: list[str] = []
+    for word in _joined(_WORD.findall(text)):
+        meant = _as_meant(word)
+        parts = None if not split or meant != word or word in _KNOWN_WORDS else _run_together(word)
+        words.extend(parts or (meant,))
+    return words
+
+
+def _joined(words: list[str]) -> list[str]:
+    """Two words that are a key word together, joined: `un subscribe`, `unsub scribe`, `un-sub`."""
+    joined: list[str] = []
+    index = 0
+    while index < len(words):
+        pair = "".join(words[index : index + 2])
+        if (
+            index + 1 < len(words)
+            and min(len(words[index]), len(words[index + 1])) >= 2  # `t unsubscribe` is a throw's shape
+            and (pair in vocabulary.JOINED_KEY_WORDS or key_word_typed(pair) in vocabulary.JOINED_KEY_WORDS)
+        ):
+            joined.append(pair)
+            index += 2
+        else:
+            joined.append(words[index])
+            index += 1
+    return joined
+
+
+def _run_together(word: str) -> list[str] | None:
+    """The words a word the lists do not know is, run together, if one of them asks to stop and
+    none names a move or the contest; each as the word it stands for."""
+    parts = (
+        None if _AFFIXED.fullmatch(word) else split_run_together(word, _SPLIT_LEXICON, _LONGEST_KNOWN_WORD)
+    )
+    if parts is None:
+        return None
+    meant = [_as_meant(part) for part in parts]
+    canonical = _canonical_words(meant)
+    if not any(part in vocabulary.INTENT_WORDS for part in canonical) or any(
+        move(part) is not None or part in vocabulary.CONTEST_WORDS for part in canonical
+    ):
+        return None
+    return meant
 
 
 def _as_meant(word: str) -> str:
     """A word the lists know as typed, or the first of its shapes they know (`stoppp`, `st0p`), or
-    the key word it is a typo of (`remvoe`), or else the word as typed."""
+    a stop word typed with a letter doubled (`altoo`), or the key word it is a typo of (`remvoe`),
+    or else the word as typed."""
     if word in _KNOWN_WORDS:
         return word
     shapes = typed_shapes(word)
     known = next((shape for shape in shapes if shape in _KNOWN_WORDS), None)
     if known is not None:
         return known
+    if (single := collapsed_doubles(word)) in vocabulary.INTENT_WORDS:
+        return single
     typo = next((key for shape in (word, *shapes) if (key := key_word_typed(shape))), None)
     return typo or word
 
@@ -208,56 +268,49 @@ def classify(body: str) -> Revocation | None:
     about commands: the caller asks only about text that is not one."""
     folded_words = _folded_words(body)
     words = _canonical_words(folded_words)
-    if _has_a_commands_shape(words):
+    # A command's argument as typed: `apodo olvidame` names a player, however it splits.
+    if _has_a_commands_shape(words) or _has_a_commands_shape(
+        _canonical_words(_folded_words(body, split=False))
+    ):
         return None
-    game_words_before = list(accumulate(_game_signals(words), initial=0))
+    words = the_games_name_as_one(words)
+    game_words_before = list(accumulate(game_signals(words), initial=0))
     meaning = _clear_phrase(words, game_words_before)
     if meaning is None and not game_words_before[-1]:
         request = _stop_request(words)
         if request is not None and (request.rule in vocabulary.REMOVALS or not _sounds_playful(words)):
             meaning = request
+    if meaning is None:
+        meaning = _aimed_intent(words, game_words_before)
     if meaning is not None:
         return Revocation(meaning.rule, _language(folded_words, meaning.language))
     spelled_out = _spelled_out(folded_words)  # as typed: `k` and `u` are letters here, not ok and you
     return Revocation(spelled_out.rule, spelled_out.language) if spelled_out else None
 
 
+def _aimed_intent(words: list[str], game_words_before: list[int]) -> Meaning | None:
+    """A stop intent aimed at the texts or the sender (`revocation_signals`), weighed against the
+    game signals near it, as a clear phrase is."""
+    tails = _tails(words)
+
+    def outweighed(start: int, end: int, meaning: Meaning) -> bool:
+        near = (max(0, start - _GAME_REACH), min(len(words), end + _GAME_REACH))
+        return bool(
+            game_words_before[near[1]] - game_words_before[near[0]]
+            or _is_negated(words, start, meaning.language)
+            or _is_asked_of_a_third_party(words, start, meaning)
+            or _says_what_you_do(words, start, meaning.language)
+            or _names_someone_after(words, end, meaning)
+            or any(word in vocabulary.UNTIL for word in words[end : end + _REACH])
+            or _sounds_playful(words[near[0] : near[1]])
+        )
+
+    return aimed_intent(words, outweighed, lambda end: tails[end] is not None)
+
+
 def language_of(body: str) -> Language:
     """The language most of the text's known words are in; English when none or as many."""
     return _language(_folded_words(body), "en")
-
-
-def _game_signals(words: list[str]) -> list[bool]:
-    """For each word, whether it is a move or a word of the contest: the strong game signal. Not
-    the three moves that name the game ("these rock paper scissors texts", "mensajes de piedra,
-    papel o tijera"): they say what the texts are, not what a player threw."""
-    signals = [_move(word) is not None or word in vocabulary.CONTEST_WORDS for word in words]
-    for start in range(len(words)):
-        end = _end_of_the_games_name(words, start)
-        signals[start:end] = [False] * (end - start)
-    return signals
-
-
-def _move(word: str) -> Move | None:
-    if word in vocabulary.ENGLISH_MOVES:
-        return move_from_word(word[:3])  # `rocks`, `papers`: their first three letters name the move
-    return vocabulary.SPANISH_MOVES.get(word)
-
-
-def _end_of_the_games_name(words: list[str], start: int) -> int:
-    """Where the game's name that starts at words[start] ends (its three moves, each once, an
-    "and" or "o" between allowed), or `start` if none does. Five words at most are looked at."""
-    moves: set[Move] = set()
-    index = start
-    while index < len(words) and len(moves) < len(Move):
-        move = _move(words[index])
-        if move is None or move in moves:
-            return start
-        moves.add(move)
-        index += 1
-        if len(moves) < len(Move) and index < len(words) and words[index] in vocabulary.AND_OR:
-            index += 1
-    return index if len(moves) == len(Move) else start
 
 
 def _has_a_commands_shape(words: list[str]) -> bool:
@@ -395,6 +448,8 @@ def _is_negated(words: list[str], start: int, language: Language) -> bool:
     negations = vocabulary.NEGATIONS[language]
     if words[start] in negations:
         return False
+    if language == "en" and start >= 2 and words[start - 1] == "me" and words[start - 2] in negations:
+        return False  # "that isn't me. stop texting": the negation ends its own sentence
     for index in range(start - 1, max(-1, start - 1 - _REACH), -1):
         if words[index] in negations or words[index] in vocabulary.HYPOTHETICALS:
             return True
@@ -434,7 +489,7 @@ def _is_asked_of_a_third_party(words: list[str], start: int, meaning: Meaning) -
         return True
     if agent in vocabulary.ADDRESSEES:
         return _is_addressed_to_a_player(words, index)
-    return _may_name_a_player(agent) and _is_in_a_names_place(words, index)
+    return _may_name_a_player(agent) and _is_in_a_names_place(words, index, meaning.language)
 
 
 def _is_addressed_to_a_player(words: list[str], you: int) -> bool:
@@ -448,13 +503,18 @@ def _is_addressed_to_a_player(words: list[str], you: int) -> bool:
     )
 
 
-def _is_in_a_names_place(words: list[str], index: int) -> bool:
+def _is_in_a_names_place(words: list[str], index: int, language: Language) -> bool:
+    """First, or after "tell", "make"..., or "dile a", "que" in Spanish ("a" and "que" name no one
+    in English: "a joke. please remove it")."""
     before = index - 1
     while before >= 0 and index - before <= _REACH and words[before] in vocabulary.INTERJECTIONS:
         before -= 1
     return (
         before < 0
-        or words[before] in vocabulary.NAMING_A_THIRD_PARTY
+        or (
+            words[before] in vocabulary.NAMING_A_THIRD_PARTY
+            and (language == "es" or words[before] not in vocabulary.SPANISH_NAMING)
+        )
         or words[before] in vocabulary.QUESTION_AUXILIARIES
     )
 

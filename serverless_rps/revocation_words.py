@@ -18,6 +18,31 @@ from dataclasses import dataclass
 from itertools import product
 from typing import Literal
 
+from serverless_rps.revocation_sentence import (
+    ADDRESSEES,
+    BETWEEN_NEGATION_AND_STOP,
+    CLAUSE_STARTS,
+    COMPLETE_PHRASE_ENDS,
+    FROM_OR_WITH,
+    FUNCTION_WORDS,
+    HYPOTHETICALS,
+    INTERJECTIONS,
+    MODAL_CHAIN,
+    MODIFIERS,
+    NAMING_A_THIRD_PARTY,
+    NEGATIONS,
+    NEGATIVE_SUBJECTS,
+    NOT_BEFORE_A_CLAUSE,
+    QUESTION_AUXILIARIES,
+    SPANISH_NAMING,
+    STATEMENTS,
+    THINGS,
+    THIRD_PERSON,
+    TO_SOMEONE,
+    UNTIL,
+    VERBS_OF_A_PERSON,
+    VERBS_OF_A_THING,
+)
 from serverless_rps.rules import Move
 
 __all__ = [
@@ -36,7 +61,9 @@ __all__ = [
     "FROM_OR_WITH",
     "FUNCTION_WORDS",
     "HYPOTHETICALS",
+    "INTENT_WORDS",
     "INTERJECTIONS",
+    "JOINED_KEY_WORDS",
     "LAUGHTER",
     "LONGEST_PHRASE",
     "MODAL_CHAIN",
@@ -55,6 +82,7 @@ __all__ = [
     "SPANISH_GAME_WORDS",
     "SPANISH_KEYWORDS",
     "SPANISH_MOVES",
+    "SPANISH_NAMING",
     "SPELLED_OUT_KEYWORDS",
     "STATEMENTS",
     "STOP_REQUESTS",
@@ -171,8 +199,11 @@ CLEAR_PHRASES = _in_both_languages(
                 f"{_STOP_VERBS} (getting|receiving) [any|the|these|those|your|all] {_WHAT_IS_SENT}",
                 f"{_STOP_VERBS} [this|the|your|all this|all the] (nonsense|junk|crap|garbage|bs|madness)",
                 "cease and desist",
+                # A request put as a supposition: "if you could just stop", "if I get one more text".
+                "if you (could|would|can|will) [just|please|kindly] (stop|quit)",
+                "if (i|we) (get|receive) one more (text|message|call)",
             ),
-            "unsubscribe": ("unsubscribe",),
+            "unsubscribe": ("unsubscribe", "(be|get|been|being|am|im|want|wanna|like) unsubscribed"),
             "opt-out": ("opt [me|this number|my number] out", "optout"),
             "do-not-text": (
                 f"(dont|do not|never) [ever] {_CONTACTING} {_TO_ME}",
@@ -182,6 +213,7 @@ CLEAR_PHRASES = _in_both_languages(
                 f"not {_CONTACTING} {_TO_ME} (anymore|any more|again|ever again)",
                 f"(not|no longer) allowed to {_CONTACTING} {_TO_ME}",
                 f"(appreciate it|prefer it|rather) [if] you (didnt|did not|wouldnt|stopped) {_CONTACTING}",
+                "(dont|do not|never) send [me] (anything|any more|anymore|nothing|stuff)",
             ),
             "do-not-want-texts": (
                 "(dont|do not|no longer) (want|wish) [to get] [any|any more|anymore|more|these|those|the|your"
@@ -189,6 +221,7 @@ CLEAR_PHRASES = _in_both_languages(
                 "(dont|do not|no longer) (want|wish) to receive",
                 "(dont|do not|no longer) (want|wish) you [to] (text|message|contact|call)",
                 "(dont|do not|no longer) (want|wish) to be on (this|the|your) [mailing|contact] list",
+                "(dont|do not|no longer) (want|wish) to be (contact|text|message|call)",
             ),
             "no-more-texts": (
                 f"(no more|enough) [of|with] [the|these|those|your] {_KIND_OF_TEXT} (text|message|call)",
@@ -197,6 +230,9 @@ CLEAR_PHRASES = _in_both_languages(
                 "leave (me|us|this number|my number|my phone) [the hell|the heck|the f|the fuck] alone",
                 "leave (me|us) be",
                 "leave me in peace",
+                "(let|lemme) [me] alone",
+                "lemme be",
+                "(be|been|being|get|left) left alone",
             ),
             "delete-my-number": (
                 f"{_REMOVAL_VERBS} (my|this|the) [phone|cell] number",
@@ -210,12 +246,17 @@ CLEAR_PHRASES = _in_both_languages(
             "cancel-subscription": ("(cancel|end) [my|the|this] (subscription|subscriptions)",),
             "wrong-number": ("wrong number", "wrong person"),
             "revoke-consent": (
-                f"(revoke|revoking|revoked|withdraw|withdrawing|withdrawn) [my|all|your] {_CONSENT}",
+                f"(revoke|revoking|revoked|withdraw|withdrawing|withdrawn) [my|all|your|any] {_CONSENT}",
+                f"(take|taking) back [my|all|any] {_CONSENT}",
                 f"{_CONSENT} (revoked|withdrawn)",
                 "(dont|do not|didnt|did not|never|no longer) (consent|consented)",
                 f"(dont|do not|didnt|did not|never|no longer) (give|gave) [you] [my|any] {_CONSENT}",
                 f"you (dont|do not|no longer) have [my|any] {_CONSENT}",
                 f"without my {_CONSENT}",
+                # Never asked for the texts: "i didnt sign up for these texts", "never asked for this".
+                "(didnt|did not|never) (sign|signed|opt|opted) [me] (up|in) for"
+                " (this|these|that|it|any|your|the|rps)",
+                "(didnt|did not|never) (ask|asked) for (this|these|those|them|any|your|the|rps)",
             ),
             "block-number": ("(block|blocking|blocked) (you|this number|your number|the number|my number)",),
             # From whatever the list is called: "remove me from whatever this is", "take me off this thing".
@@ -225,6 +266,7 @@ CLEAR_PHRASES = _in_both_languages(
             ),
             "take-me-off": (
                 "take (me|my number|this number|my info|my data|my details) (off|out of)",
+                "(like|want|need) (it|me|us|my number|this number) (taken|removed|deleted|erased) (off|out)",
                 "get [me|my number] off (this|the|your) [mailing|contact|text] list",
             ),
             "delete-me": ("delete me from",),
@@ -241,7 +283,8 @@ CLEAR_PHRASES = _in_both_languages(
                 f"(paren|pare|parale|detener|cancelar) {_LOS} (message|text|notificaciones|llamadas)",
                 "stop (los|tus|sus|estos|esos|todos los) (message|text)",
                 f"(alto|stop) a {_LOS} (message|text)",
-                f"(basta|ya estuvo|suficiente|para|paren|pare|parale|stop) con [tantos] {_LOS}"
+                "para que (paren|pare|parale)",
+                f"(basta|ya estuvo|ya chole|chale|suficiente|para|paren|pare|parale|stop) con [tantos] {_LOS}"
                 " (message|text)",
             ),
             "do-not-text": (
@@ -269,7 +312,10 @@ CLEAR_PHRASES = _in_both_languages(
                 "(cancelar|cierra|cierren|desactiva|desactiven) (mi|esta) cuenta",
             ),
             # Taken from wherever it is: "sácame de la lista", "quítame de tus contactos", "bórrenme de todo".
-            "remove-me": ("sacame de (la|su|tu|esta|sus|tus|mi|este|todo|todos|ahi)",),
+            "remove-me": (
+                "sacame de (la|su|tu|esta|sus|tus|mi|este|todo|todos|ahi|aqui|esto)",
+                "salir de (la|su|tu|esta|sus|tus|este|esto|aqui|ahi)",
+            ),
             "block-number": ("(bloquea|block) (mi|este|el|su|tu) number",),
             "unsubscribe": ("dar de baja", "desuscribir", "(solicito|pido|quiero) [la|mi] baja"),
             "cancel-subscription": ("cancelar [mi|la|su|esta] suscripcion",),
@@ -300,7 +346,7 @@ STOP_REQUESTS = _in_both_languages(
                 "cut it out",
                 "(stop|cancel) [all] (this|these|those)",
                 "knock it off",
-                "(go away|buzz off|back off|piss off|fuck off)",
+                "(go away|buzz off|back off|piss off|fuck off|f off|get lost)",
             ),
             "no-more": ("no more", "(no more|enough) (of|with) (this|these|those|them|it)"),
             "not-interested": (
@@ -352,6 +398,15 @@ REMOVALS = frozenset({"remove-me", "take-me-off", "delete-me"})
 SPANISH_KEYWORDS = frozenset({"alto", "parar", "para", "detener", "cancelar", "baja"})
 SPELLED_OUT_KEYWORDS = (
     frozenset({"stop", "stopall", "unsubscribe", "optout", "revoke", "quit"}) | SPANISH_KEYWORDS
+)
+# Key words people split in two: `un subscribe`, `unsub scribe`, `un-sub`.
+JOINED_KEY_WORDS = frozenset({"unsubscribe", "unsub"})
+# The words that ask to stop, as read: a word the lists do not know is split into words run
+# together only if one of them is one (`stoptexting`, `nomasmensajes`, `dejenmeenpaz`), and a stop
+# word typed with a letter doubled is read as it (`altoo`, `bastaa`).
+INTENT_WORDS = frozenset(
+    {"stop", "quit", "end", "cancel", "remove", "delete", "unsubscribe", "optout", "leave", "no", "block"}
+    | {"alto", "basta", "para", "paren", "pare", "deja", "dejame", "sacame", "borra", "cancelar", "bloquea"}
 )
 
 # Words that address someone: "stop bro", "alto amigo". They are reserved from nicknames, so that a
@@ -430,121 +485,7 @@ ENGLISH_MOVES = frozenset(
 ) | frozenset({"rocks", "papers"})
 
 
-# --- The sentence around a stop -------------------------------------------------------------------
-
-NEGATIONS: Mapping[Language, frozenset[str]] = {
-    "en": frozenset(
-        {"dont", "not", "never", "cant", "cannot", "wont", "wouldnt", "shouldnt", "couldnt", "didnt"}
-        | {"doesnt", "isnt", "aint"}
-    ),
-    "es": frozenset({"no", "nunca", "jamas", "ni", "tampoco"}),
-}
-# Words that may stand between a negation and what it negates: "I can't ever stop", "no puedo parar".
-BETWEEN_NEGATION_AND_STOP = frozenset(
-    {"ever", "even", "really", "just", "gonna", "going", "to", "want", "wanna", "be", "able", "you", "make"}
-    | {"let", "get", "me", "i", "we", "it", "can", "could", "will", "would", "should"}
-    | {"puedo", "puede", "puedes", "pueden", "podemos", "quiero", "quiere", "vas", "va", "voy", "vamos"}
-    | {"a", "te", "se", "lo", "que"}
-)
-# Subjects that negate what they do, across a word at least: "nothing can stop me", "nadie me para"
-# (but "I signed up for nothing, stop" and "a nada, quítenme de la lista" are requests).
-NEGATIVE_SUBJECTS = frozenset({"nothing", "nobody", "nada", "nadie"})
-# Words that make what follows a supposition, not a request: "what happens if I stop".
-HYPOTHETICALS = frozenset(
-    {"if", "when", "until", "till", "unless", "whether", "si", "cuando", "hasta", "aunque"}
-)
-
-
-# After a request, words that make it a pause: "don't text me till 5", "stop texting me until tonight".
-UNTIL = frozenset({"until", "till", "til"})
-
-
-# Before "stop", words that make it a noun; before "alto" or "baja", words that make them
-# adjectives ("muy alto", "está baja").
-MODIFIERS = frozenset(
-    {"bus", "full", "pit", "non", "next", "last", "one", "truck", "rest", "whistle"}
-) | frozenset(
-    {"muy", "mas", "tan", "bien", "esta", "es", "son", "estoy", "soy", "eres", "estas", "el", "la", "lo"}
-    | {"los", "las", "un", "una", "super", "demasiado", "bastante", "de", "del", "al", "que"}
-)
-# After a stop request that starts a text, a word that starts a new clause: "stop, I never..."
-CLAUSE_STARTS = frozenset(
-    {"i", "im", "ive", "id", "ill", "you", "youre", "we", "thats", "its", "who", "whos", "whoever"}
-    | {"someone", "somebody", "nobody", "how", "why", "idk", "or", "yo", "esto", "eso", "quien"}
-)
-# A stop word that is also a preposition, so no stop before a clause: "para eso practiqué".
-NOT_BEFORE_A_CLAUSE = frozenset({"para"})
-# Someone other than the texter or the bot: "make him stop", "que ella pare".
-THIRD_PERSON = frozenset(
-    {"he", "she", "they", "him", "her", "them", "hes", "shes", "theyre", "ella", "ellos", "dile", "diles"}
-    | {"digale", "digales", "pidele"}
-)
-# Words that put a third party before a stop: "tell bob to stop", "bob and alice stop", "dile a ana que".
-NAMING_A_THIRD_PARTY = frozenset(
-    {"tell", "told", "make", "made", "let", "get", "ask", "asked", "want", "need", "wish", "hope", "and"}
-    | {"que", "a"}
-)
-# Rules that state something rather than ask someone to stop: no third party can be asked them.
-STATEMENTS = frozenset(
-    {"wrong-number", "no-more-texts", "do-not-want-texts", "revoke-consent", "block-number", "not-interested"}
-    | {"i-quit"}
-)
-# Before a thing or a third party, a question about it stopping: "when does it stop", "did bob quit".
-QUESTION_AUXILIARIES = frozenset({"do", "does", "did", "will", "would", "can", "could", "should"})
-THINGS = frozenset({"it", "this", "that", "things"})
-# Who is texted in the second person: "bob, can you stop texting me" asks bob.
-ADDRESSEES = frozenset({"you"})
-# The word before whom something is sent: "stop sending texts to bob", "deja de escribir a ana".
-TO_SOMEONE: Mapping[Language, str] = {"en": "to", "es": "a"}
-# Verbs whose object is a person: "unsubscribe bob" unsubscribes bob.
-VERBS_OF_A_PERSON = frozenset({"text", "message", "contact", "call", "spam", "unsubscribe", "optout"})
-FROM_OR_WITH = frozenset({"from", "with", "de", "con"})
-# Verbs whose object is a thing: in "stop sending me junk", junk is what is sent, not a name.
-VERBS_OF_A_THING = frozenset({"sending", "send", "escribir"})
-# What may come before a name that starts a text: "hey bob, stop texting me".
-INTERJECTIONS = frozenset(
-    {"hey", "hi", "hello", "yo", "omg", "ok", "ugh", "wtf", "ffs", "god", "seriously", "please", "so"}
-    | {"oye", "hola", "neta", "porfavor"}
-)
-# Last words of clear phrases that complete them, so that a word after one is a name, not an
-# object: "leave me alone bob", "wrong number alice".
-COMPLETE_PHRASE_ENDS = frozenset(
-    {"alone", "be", "number", "person", "paz", "tranquilo", "tranquila", "persona", "equivocado"}
-)
-# Between a third party and a stop: "bob needs to stop", "alice should just stop".
-MODAL_CHAIN = frozenset(
-    {"to", "needs", "need", "has", "have", "had", "gotta", "got", "should", "must", "will", "would"}
-    | {"better", "just", "gonna", "going", "can", "could", "please", "ever", "ya", "que"}
-)
-# Words too common to be taken for a nickname in a name's place ("this is so annoying, stop").
-FUNCTION_WORDS: Mapping[Language, frozenset[str]] = {
-    "en": frozenset(
-        {"that", "mine", "myself", "youve", "yours", "our", "was", "were", "being", "may"}
-        | {"might", "yes", "yeah", "yea", "yep", "nah", "but", "too", "very", "only", "also", "still"}
-        | {"then", "than", "about", "into", "over", "down", "some"}
-        | {"every", "each", "many", "much", "most", "other", "another", "such", "what", "where", "which"}
-        | {"there", "here", "today", "tonight", "tomorrow", "yesterday", "day", "days", "night", "week"}
-        | {"time", "times", "always", "forever", "sometimes", "tho", "though", "like"}
-        | {"literally", "honestly", "things", "stuff", "anything", "something", "everything"}
-        | {"anyone", "everyone", "way", "lot", "people", "annoying", "whatever"}
-        # Complaints and greetings that start a text: "so sick of this, stop", "reported as spam. stop".
-        | {"sick", "tired", "fed", "annoyed", "reported", "report", "harassment", "scam"}
-        | {"unreal", "unbelievable", "ridiculous", "insane", "crazy", "listen", "look"}
-        | {"excuse", "dear", "good", "morning", "evening", "wow", "jeez", "smh", "nope", "damn"}
-    ),
-    "es": frozenset(
-        {"unos", "unas", "les", "usted", "ustedes", "nosotros", "sin", "sobre"}
-        | {"pero", "menos", "toda", "todos", "todas", "cada", "otro", "ese", "esa", "ahi", "alla", "hoy"}
-        | {"dia", "dias", "noche", "veces", "siempre", "como", "donde", "porque", "estan", "fue", "ser"}
-        | {"estar", "hay", "tengo", "tiene", "tienen", "cosa", "cosas", "algo", "alguien"}
-        | {"telefono", "cel", "celular", "juego", "nomas", "contactos", "grupo", "buscan"}
-        # Complaints, greetings and ways of asking before a request: "qué fastidio, alto", "quisiera
-        # darme de baja", "no soy la persona que buscan, dejen de escribir".
-        | {"quisiera", "deseo", "necesito", "queremos", "agradeceria"}
-        | {"fastidio", "molestia", "lata", "harto", "harta", "hartos", "cansado", "cansada", "acoso"}
-        | {"reportado", "basura", "oigan", "miren", "disculpe", "perdon", "buenas", "bueno", "pues"}
-    ),
-}
+# --- The sentence around a stop: in revocation_sentence.py, re-exported here ---------------------
 
 
 def _words_in(phrases: Iterable[tuple[str, ...]]) -> frozenset[str]:

@@ -86,7 +86,8 @@ REVOCATIONS = (
     "i'm not who you think, stop messaging me",
     "this number changed owners, remove it",
     # long texts with a request inside
-    "look I get that it's a game but I'm not playing it and I keep getting these, please just stop messaging me",
+    "look I get that it's a game but I'm not playing it and I keep getting these, "
+    "please just stop messaging me",
     "not sure how my number ended up here but I'd like it taken off, thanks",
     "I'm getting texts every hour from this and it's too much, I want them to stop",
     "I don't play this anymore so please stop the messages",
