@@ -121,7 +121,7 @@ SPANISH_SPELLINGS: Mapping[str, str] = {
     "deja": "dejen deje dejes dejas dejar dejo",
     "dejame": "dejenme dejeme dejarme",
     # Take me off / delete me, as an order to tú, usted or ustedes.
-    "sacame": "sacar sakenme sakame saquenme saqueme sacarme quitame quitenme quiteme quitarme "
+    "sacame": "saquen saque sacar sakenme sakame saquenme saqueme sacarme quitame quitenme quiteme quitarme "
     "borrame borrenme borreme borrarme eliminame eliminenme elimineme eliminarme",
     "borralo": "borrenlo borrelo borrala borrenla eliminalo eliminenlo eliminelo",
     "borra": "borren borre borrar elimina eliminen elimine eliminar quita quiten quite quitar olvida "

@@ -163,7 +163,7 @@ def _folded_words(body: str, *, split: bool = True) -> list[str]:
     words split apart joined (`un subscribe`, `un-sub`) and words run together split
     (`stoptexting` -> ['stop', 'texting'], `dejenmeenpaz` -> ['dejenme', 'en', 'paz'])."""
     text = without_accents(_APOSTROPHES.sub("", normalised(body).casefold()))
-    text = _NO_PLUS.sub("no mas ", text.replace("#", " number "))
+    text = _NO_PLUS.sub("no mas ", text.replace("#", " number ").replace("\N{OCTAGONAL SIGN}", " stop "))
     words: list[str] = []
     for word in _joined(_WORD.findall(text)):
         meant = _as_meant(word)
@@ -505,7 +505,7 @@ def _is_addressed_to_a_player(words: list[str], you: int) -> bool:
 
 def _is_in_a_names_place(words: list[str], index: int, language: Language) -> bool:
     """First, or after "tell", "make"..., or "dile a", "que" in Spanish ("a" and "que" name no one
-    in English: "a joke. please remove it")."""
+    in English: "a joke. please remove it"; nor "a" after "voy": "los voy a reportar")."""
     before = index - 1
     while before >= 0 and index - before <= _REACH and words[before] in vocabulary.INTERJECTIONS:
         before -= 1
@@ -514,6 +514,7 @@ def _is_in_a_names_place(words: list[str], index: int, language: Language) -> bo
         or (
             words[before] in vocabulary.NAMING_A_THIRD_PARTY
             and (language == "es" or words[before] not in vocabulary.SPANISH_NAMING)
+            and not (before > 0 and words[before] == "a" and words[before - 1] in vocabulary.GOING_TO)
         )
         or words[before] in vocabulary.QUESTION_AUXILIARIES
     )

@@ -17,6 +17,7 @@ __all__ = [
     "COMPLETE_PHRASE_ENDS",
     "FROM_OR_WITH",
     "FUNCTION_WORDS",
+    "GOING_TO",
     "HYPOTHETICALS",
     "INTERJECTIONS",
     "MODAL_CHAIN",
@@ -76,6 +77,8 @@ MODIFIERS = frozenset(
 # After a stop request that starts a text, a word that starts a new clause: "stop, I never..."
 CLAUSE_STARTS = frozenset(
     {"i", "im", "ive", "id", "ill", "you", "youre", "we", "thats", "its", "who", "whos", "whoever"}
+    # "stop, this isn't my phone", "stop, not my number"
+    | {"this", "isnt", "not"}
     | {"someone", "somebody", "nobody", "how", "why", "idk", "or", "yo", "esto", "eso", "quien"}
 )
 # A stop word that is also a preposition, so no stop before a clause: "para eso practiqué".
@@ -90,6 +93,8 @@ NAMING_A_THIRD_PARTY = frozenset(
     {"tell", "told", "make", "made", "let", "get", "ask", "asked", "want", "need", "wish", "hope", "and"}
     | {"que", "a"}
 )
+# Before "a", words that make what follows a verb, not a name: "los voy a reportar, dejen de escribir".
+GOING_TO = frozenset({"voy", "vas", "va", "vamos", "van", "ir"})
 # Of those, the Spanish ones, which name a third party only in a Spanish text.
 SPANISH_NAMING = frozenset({"que", "a"})
 # Rules that state something rather than ask someone to stop: no third party can be asked them.

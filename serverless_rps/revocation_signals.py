@@ -36,7 +36,8 @@ INTENTS: dict[tuple[str, ...], Language] = {
         (word,): "en"
         for word in ("stop", "quit", "cease", "halt", "end", "cancel", "discontinue", "block", "remove")
     },
-    **{(word,): "en" for word in ("delete", "erase", "unsubscribe", "optout", "pause")},
+    **{(word,): "en" for word in ("delete", "erase", "unsubscribe", "optout", "pause", "disable", "mute")},
+    ("silence",): "en",
     ("no", "more"): "en",
     ("not", "interested"): "en",
     ("no", "longer", "interested"): "en",

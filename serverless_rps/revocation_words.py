@@ -25,6 +25,7 @@ from serverless_rps.revocation_sentence import (
     COMPLETE_PHRASE_ENDS,
     FROM_OR_WITH,
     FUNCTION_WORDS,
+    GOING_TO,
     HYPOTHETICALS,
     INTERJECTIONS,
     MODAL_CHAIN,
@@ -60,6 +61,7 @@ __all__ = [
     "ENGLISH_MOVES",
     "FROM_OR_WITH",
     "FUNCTION_WORDS",
+    "GOING_TO",
     "HYPOTHETICALS",
     "INTENT_WORDS",
     "INTERJECTIONS",
@@ -202,6 +204,9 @@ CLEAR_PHRASES = _in_both_languages(
                 # A request put as a supposition: "if you could just stop", "if I get one more text".
                 "if you (could|would|can|will) [just|please|kindly] (stop|quit)",
                 "if (i|we) (get|receive) one more (text|message|call)",
+                # A threat is a request: "I'll report you if you don't stop", "text me again and...".
+                "(if|unless) you (dont|do not|wont|will not) (stop|quit)",
+                "(text|message|contact|call) (me|this number) (again|one more time) (and|&)",
             ),
             "unsubscribe": ("unsubscribe", "(be|get|been|being|am|im|want|wanna|like) unsubscribed"),
             "opt-out": ("opt [me|this number|my number] out", "optout"),
@@ -222,6 +227,7 @@ CLEAR_PHRASES = _in_both_languages(
                 "(dont|do not|no longer) (want|wish) you [to] (text|message|contact|call)",
                 "(dont|do not|no longer) (want|wish) to be on (this|the|your) [mailing|contact] list",
                 "(dont|do not|no longer) (want|wish) to be (contact|text|message|call)",
+                "(rather|prefer) [to] not (get|receive) (these|this|them|those|any|your|the|text|message)",
             ),
             "no-more-texts": (
                 f"(no more|enough) [of|with] [the|these|those|your] {_KIND_OF_TEXT} (text|message|call)",
@@ -244,7 +250,11 @@ CLEAR_PHRASES = _in_both_languages(
                 "(cancel|close|deactivate) my account",
             ),
             "cancel-subscription": ("(cancel|end) [my|the|this] (subscription|subscriptions)",),
-            "wrong-number": ("wrong number", "wrong person"),
+            "wrong-number": (
+                "wrong number",
+                "wrong person",
+                "(not|isnt|aint) (my|our) (number|phone)",
+            ),
             "revoke-consent": (
                 f"(revoke|revoking|revoked|withdraw|withdrawing|withdrawn) [my|all|your|any] {_CONSENT}",
                 f"(take|taking) back [my|all|any] {_CONSENT}",
@@ -254,9 +264,9 @@ CLEAR_PHRASES = _in_both_languages(
                 f"you (dont|do not|no longer) have [my|any] {_CONSENT}",
                 f"without my {_CONSENT}",
                 # Never asked for the texts: "i didnt sign up for these texts", "never asked for this".
-                "(didnt|did not|never) (sign|signed|opt|opted) [me] (up|in) for"
-                " (this|these|that|it|any|your|the|rps)",
+                "(didnt|did not|never) (sign|signed|opt|opted) [me] (up|in)",
                 "(didnt|did not|never) (ask|asked) for (this|these|those|them|any|your|the|rps)",
+                "(didnt|did not|never) (give|gave) (you|u) (my|this) number",
             ),
             "block-number": ("(block|blocking|blocked) (you|this number|your number|the number|my number)",),
             # From whatever the list is called: "remove me from whatever this is", "take me off this thing".
@@ -267,6 +277,8 @@ CLEAR_PHRASES = _in_both_languages(
             "take-me-off": (
                 "take (me|my number|this number|my info|my data|my details) (off|out of)",
                 "(like|want|need) (it|me|us|my number|this number) (taken|removed|deleted|erased) (off|out)",
+                "(be|get|been|being) taken (off|out)",
+                "(let|get) (me|us) out [of] (this|here|it|there)",
                 "get [me|my number] off (this|the|your) [mailing|contact|text] list",
             ),
             "delete-me": ("delete me from",),
@@ -283,7 +295,7 @@ CLEAR_PHRASES = _in_both_languages(
                 f"(paren|pare|parale|detener|cancelar) {_LOS} (message|text|notificaciones|llamadas)",
                 "stop (los|tus|sus|estos|esos|todos los) (message|text)",
                 f"(alto|stop) a {_LOS} (message|text)",
-                "para que (paren|pare|parale)",
+                "que (paren|parale)",
                 f"(basta|ya estuvo|ya chole|chale|suficiente|para|paren|pare|parale|stop) con [tantos] {_LOS}"
                 " (message|text)",
             ),
@@ -320,6 +332,7 @@ CLEAR_PHRASES = _in_both_languages(
             "unsubscribe": ("dar de baja", "desuscribir", "(solicito|pido|quiero) [la|mi] baja"),
             "cancel-subscription": ("cancelar [mi|la|su|esta] suscripcion",),
             "wrong-number": (
+                "no soy (la persona|el que|la que|quien)",
                 "(number|persona) equivocado",
                 "equivocaron de (number|persona)",
                 "equivocado de (number|persona)",
@@ -346,7 +359,14 @@ STOP_REQUESTS = _in_both_languages(
                 "cut it out",
                 "(stop|cancel) [all] (this|these|those)",
                 "knock it off",
-                "(go away|buzz off|back off|piss off|fuck off|f off|get lost)",
+                "(go away|buzz off|back off|piss off|fuck off|f off|get lost|shut up|stfu)",
+                "(dont|do not) (text|message|contact|call)",
+            ),
+            # A complaint that is the whole text: "spam", "this is harassment", "reported as spam".
+            "complaint": (
+                "(spam|harassment)",
+                "(this is|thats|its|this) [so|such|straight up|literally] (spam|harassment)",
+                "(reported|reporting) [you|this|this number] [as spam|for spam]",
             ),
             "no-more": ("no more", "(no more|enough) (of|with) (this|these|those|them|it)"),
             "not-interested": (
@@ -375,18 +395,21 @@ STOP_REQUESTS = _in_both_languages(
             "stop-courtesy": (
                 "(alto|para|parar|pare|paren|parale|detener|basta|baja|cancelar)",
                 "(alto|paren|pare|parale|detener|basta|cancelar) [todo] (esto|eso)",
+                "ya (estuvo|chole)",
             ),
             "no-more": ("no mas",),
             "not-interested": (
                 "no (me|nos) interesa",
                 "no (me|nos) interesa (jugar|su juego|tu juego|este juego|el juego)",
+                "no (estoy|estamos) (interesado|interesada|interesados|interesadas)",
             ),
             "do-not-want-texts": (
                 "no quiero (nada|esto|eso)",
                 "no quiero saber nada",
                 "no quiero saber nada de (eso|ustedes|este juego|su juego)",
             ),
-            "remove-me": ("sacame", "borralo"),
+            "remove-me": ("sacame", "borralo", "borra", "[me] quiero salir"),
+            "block-number": ("bloqueado", "(los|las|te|les) voy a bloquea"),
         },
     ),
 )
@@ -430,6 +453,7 @@ COURTESY = _in_both_languages(
                 "(all|ok|sorry|seriously|really|for real|fr|ffs|omg|wtf|god|me|hey|hi|hello)",
                 "[from|off|of] (the|this|your|my) [mailing|contact] (list|lists|system|database|contacts)",
                 "with (the|these|those|your|all the|all these|all your) (text|message|call|notification)",
+                "with (this|that|it)",
                 *ADDRESS_WORDS["en"],
             )
         },
