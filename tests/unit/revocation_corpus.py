@@ -45,6 +45,9 @@ TUNING = (
     # Round 3's own batches, scored on first contact before the rules changed.
     ("tuning en 4", "revocation_tuning_en_4"),
     ("tuning es 3", "revocation_tuning_es_3"),
+    # Round 3's probe of every kind, scored on first contact after the round's first change.
+    ("tuning en 5", "revocation_tuning_en_5"),
+    ("tuning es 4", "revocation_tuning_es_4"),
 )
 # Sets written blind and not yet measured: a new one is added here, measured once with
 # --held-out, then moved to TUNING.
