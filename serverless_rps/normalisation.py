@@ -79,6 +79,8 @@ ENGLISH_SPELLINGS: Mapping[str, str] = {
     "communication": "communications",
     "stop": "stopp stahp stp",
     "unsubscribe": "unsub",
+    "opt": "opting opted",
+    "invite": "invites inviting invitation invitations",
     "please": "pls plz plez plse pleez pleeze plss plzz",
     "thanks": "thx thnx thnks thanx tnx ty tyvm tysm",
     "ok": "okay k kk okk",
@@ -127,6 +129,8 @@ SPANISH_SPELLINGS: Mapping[str, str] = {
     "borra": "borren borre borrar elimina eliminen elimine eliminar quita quiten quite quitar olvida "
     "olviden olvide olvidar",
     "bloquea": "bloqueen bloquee bloquear",
+    "desactiva": "desactiven desactive desactivar desactivo desactivame desactivenme",
+    "apaga": "apaguen apague apagar apago",
     "desuscribir": "desuscribirme desuscribanme desuscribame desuscribeme desuscriban desuscribo "
     "desuscribirse desinscribir desinscribirme desinscribanme "
     "desuscrivanme desuscrivirme desuscrivir desuscrivame",

@@ -38,6 +38,8 @@ INTENTS: dict[tuple[str, ...], Language] = {
     },
     **{(word,): "en" for word in ("delete", "erase", "unsubscribe", "optout", "pause", "disable", "mute")},
     ("silence",): "en",
+    ("terminate",): "en",
+    ("deactivate",): "en",
     ("no", "more"): "en",
     ("not", "interested"): "en",
     ("no", "longer", "interested"): "en",
@@ -50,7 +52,20 @@ INTENTS: dict[tuple[str, ...], Language] = {
     ("switch", "off"): "en",
     ("want", "off"): "en",
     ("off",): "en",  # only after "turn", "shut" or "switch": "turn these texts off"
-    **{(word,): "es" for word in ("deja", "detener", "cancelar", "bloquea", "sacame", "borra", "salir")},
+    **{
+        (word,): "es"
+        for word in (
+            "deja",
+            "detener",
+            "cancelar",
+            "bloquea",
+            "sacame",
+            "borra",
+            "salir",
+            "desactiva",
+            "apaga",
+        )
+    },
     ("ya", "no"): "es",
     ("no", "mas"): "es",
     ("no", "quiero"): "es",
@@ -68,7 +83,7 @@ OFF_VERBS = frozenset({"turn", "shut", "switch"})
 # What the bot sends, or who receives it.
 TARGETS = frozenset(
     {"text", "message", "notification", "call", "spam", "communication", "contact", "phone", "cell"}
-    | {"inbox", "number", "me", "us", "list", "service", "bot", "rps", "subscription"}
+    | {"inbox", "number", "me", "us", "list", "service", "bot", "rps", "subscription", "invite"}
     | {"escribir", "escribas", "lista", "aqui", "servicio", "nada", "esto"}
 )
 # Who receives them, and the intents they are no target of by themselves: "stop me if you can".
@@ -81,7 +96,7 @@ STOPPING = frozenset(
 CONTACTING = frozenset(
     {"pinging", "bugging", "bothering", "harassing", "hitting", "blowing", "flooding", "hounding"}
     | {"pestering", "nagging", "sending", "emailing", "buzzing", "blasting", "bombarding", "spam", "text"}
-    | {"message", "contact", "call", "reaching", "targeting", "adding", "signing", "subscribing"}
+    | {"message", "contact", "call", "reaching", "targeting", "adding", "signing", "subscribing", "invite"}
 )
 # What the bot sends, named before an intent that ends the text: "make the texts stop".
 TEXTS = frozenset({"text", "message", "notification", "call", "spam", "escribir"})
@@ -118,6 +133,9 @@ BEFORE = frozenset(
     {"to", "just", "all", "the", "these", "please", "can", "could", "will", "would", "need", "want"}
     | {"make", "i", "you", "los", "las", "que", "se", "ya", "your", "my", "those", "of", "going", "gonna"}
 )
+# A question about how to do what the intent says, when it ends the text: "how do i stop", "cómo
+# me salgo". The sender wants out: reading it so is the safe side of the FCC's rule.
+HOW = frozenset({"how", "como", "where", "donde"})
 _REACH = 5  # words between an intent and its target, at most
 
 Guard = Callable[[int, int, Meaning], bool]
@@ -139,6 +157,8 @@ def aimed_intent(words: list[str], outweighed: Guard, at_the_end: Callable[[int]
                 break
             meaning = Meaning("stop-intent", language)
             span = _target_after(words, end, intent) or _target_before(words, start, end, at_the_end)
+            if span is None and at_the_end(end) and _asked_how(words, start):
+                span = (start, end)
             if span is not None and not outweighed(min(start, span[0]), max(end, span[1]), meaning):
                 return meaning
             break
@@ -233,3 +253,8 @@ def the_games_name_as_one(words: list[str]) -> list[str]:
         named.append("rps" if end > index else words[index])
         index = max(end, index + 1)
     return named
+
+
+def _asked_how(words: list[str], start: int) -> bool:
+    """ "how do I stop?", "¿cómo me salgo?": a question how to do what the intent at words[start] says."""
+    return any(word in HOW for word in words[max(0, start - 4) : start])

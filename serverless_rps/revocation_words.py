@@ -170,7 +170,7 @@ def _in_both_languages(
 
 # Intent × target: each rule below is a verb of its intent and what it acts on, so that a new
 # pairing people write ("wipe my data", "erase me from this thing") is read like the ones seen.
-_STOP_VERBS = "(stop|quit|end|cancel|cease|halt|discontinue)"
+_STOP_VERBS = "(stop|quit|end|cancel|cease|halt|discontinue|terminate)"
 _CONTACT_NOUNS = "(text|message|contact|call|spam|notification|communication)"
 # What is sent, with what people call it between: "stop the daily texts", "no more game texts".
 _WHICH = "[with|with the|with all the|all|all the|all these|all your|the|these|those|your|them|any|any more]"
@@ -210,6 +210,11 @@ CLEAR_PHRASES = _in_both_languages(
             ),
             "unsubscribe": ("unsubscribe", "(be|get|been|being|am|im|want|wanna|like) unsubscribed"),
             "opt-out": ("opt [me|this number|my number] out", "optout"),
+            # How to stop, asked: "what's the stop word?", "what is the command to unsubscribe".
+            "how-to-stop": (
+                "(whats|what is|what s) the (stop|unsubscribe|optout|opt out|cancel)"
+                " (word|command|keyword|code)",
+            ),
             "do-not-text": (
                 f"(dont|do not|never) [ever] {_CONTACTING} {_TO_ME}",
                 # A request put as a negation: "please not text me", "could you not text me anymore".
@@ -249,11 +254,12 @@ CLEAR_PHRASES = _in_both_languages(
                 f"(want|need|like) {_MY_RECORDS} {_REMOVED}",
                 "(cancel|close|deactivate) my account",
             ),
-            "cancel-subscription": ("(cancel|end) [my|the|this] (subscription|subscriptions)",),
+            "cancel-subscription": ("(cancel|end|terminate) [my|the|this] (subscription|subscriptions)",),
             "wrong-number": (
                 "wrong number",
                 "wrong person",
                 "(not|isnt|aint) (my|our) (number|phone)",
+                "wrong (guy|girl|man|lady|contact|phone)",
             ),
             "revoke-consent": (
                 f"(revoke|revoking|revoked|withdraw|withdrawing|withdrawn) [my|all|your|any] {_CONSENT}",
@@ -267,6 +273,9 @@ CLEAR_PHRASES = _in_both_languages(
                 "(didnt|did not|never) (sign|signed|opt|opted) [me] (up|in)",
                 "(didnt|did not|never) (ask|asked) for (this|these|those|them|any|your|the|rps)",
                 "(didnt|did not|never) (give|gave) (you|u) (my|this) number",
+                # Texts called unwanted: "your texts are unwanted", "unsolicited messages".
+                "(unwanted|unsolicited) (text|message|call|spam)",
+                "(text|message) (are|is) (unwanted|unsolicited|not wanted)",
             ),
             "block-number": ("(block|blocking|blocked) (you|this number|your number|the number|my number)",),
             # From whatever the list is called: "remove me from whatever this is", "take me off this thing".
@@ -313,7 +322,12 @@ CLEAR_PHRASES = _in_both_languages(
                 "no quiero recibir",
                 "no quiero (estar|seguir) en (la|su|tu|esta) lista",
             ),
-            "no-more-texts": ("(no mas|basta de|basta ya de) [los|tus|sus|estos] (message|text)",),
+            "no-more-texts": (
+                "(no mas|basta de|basta ya de) [los|tus|sus|estos] (message|text)",
+                "ni un (message|text) mas",
+                "(harto|harta|hartos|hartas|cansado|cansada) (de|con) [los|tus|sus|estos|tantos]"
+                " (message|text)",
+            ),
             "leave-me-alone": ("dejame (en paz|tranquilo|tranquila|tranquilos|tranquilas)",),
             "delete-my-number": (
                 f"{_BORRA} (mi|este|el) number",
@@ -333,6 +347,7 @@ CLEAR_PHRASES = _in_both_languages(
             "cancel-subscription": ("cancelar [mi|la|su|esta] suscripcion",),
             "wrong-number": (
                 "no soy (la persona|el que|la que|quien)",
+                "no es mi (number|telefono|celular|cel)",
                 "(number|persona) equivocado",
                 "equivocaron de (number|persona)",
                 "equivocado de (number|persona)",
@@ -355,7 +370,7 @@ STOP_REQUESTS = _in_both_languages(
         {
             "stop-courtesy": (
                 "(stop|stopall|revoke|quit|end|cancel|halt|cease|discontinue|enough)",
-                "(stop|quit) it",
+                "(stop|quit|end) it",
                 "cut it out",
                 "(stop|cancel) [all] (this|these|those)",
                 "knock it off",
@@ -380,7 +395,12 @@ STOP_REQUESTS = _in_both_languages(
             "remove-me": ("remove", "(remove|erase) (me|it)", "(forget|drop) me"),
             "take-me-off": ("(get me|i want) off", "off (the|this|your) list"),
             "delete-me": ("delete (me|it)",),
-            "block-number": ("block",),
+            "block-number": (
+                "block",
+                "(blocked|blocking)",
+                "(youre|you are|ur) blocked",
+                "(blocking|blocked) (you|this)",
+            ),
             "i-quit": (
                 "(i|im|i am) (quit|quitting|done|out)",
                 "(i|im|i am) (quit|quitting|done|out) [with|of] (this|the|your) (game|games|thing|bot)",
@@ -404,12 +424,13 @@ STOP_REQUESTS = _in_both_languages(
                 "no (estoy|estamos) (interesado|interesada|interesados|interesadas)",
             ),
             "do-not-want-texts": (
-                "no quiero (nada|esto|eso)",
+                "no quiero (nada|esto|eso|participar)",
                 "no quiero saber nada",
                 "no quiero saber nada de (eso|ustedes|este juego|su juego)",
             ),
             "remove-me": ("sacame", "borralo", "borra", "[me] quiero salir"),
-            "block-number": ("bloqueado", "(los|las|te|les) voy a bloquea"),
+            "block-number": ("bloqueado", "(los|las|te|les) [voy a] bloquea"),
+            "wrong-number": ("se equivocaron",),
         },
     ),
 )
@@ -452,7 +473,8 @@ COURTESY = _in_both_languages(
                 "(now|right now|rn|already|asap|immediately|again|anymore|any more|ever)",
                 "(all|ok|sorry|seriously|really|for real|fr|ffs|omg|wtf|god|me|hey|hi|hello)",
                 "[from|off|of] (the|this|your|my) [mailing|contact] (list|lists|system|database|contacts)",
-                "with (the|these|those|your|all the|all these|all your) (text|message|call|notification)",
+                "(with|of|from) (the|these|those|your|all the|all these|all your)"
+                " (text|message|call|notification)",
                 "with (this|that|it)",
                 *ADDRESS_WORDS["en"],
             )

@@ -48,6 +48,9 @@ TUNING = (
     # Round 3's probe of every kind, scored on first contact after the round's first change.
     ("tuning en 5", "revocation_tuning_en_5"),
     ("tuning es 4", "revocation_tuning_es_4"),
+    # Round 3's second probe, scored on first contact after the first probe was read.
+    ("tuning en 6", "revocation_tuning_en_6"),
+    ("tuning es 5", "revocation_tuning_es_5"),
 )
 # Sets written blind and not yet measured: a new one is added here, measured once with
 # --held-out, then moved to TUNING.
