@@ -4,8 +4,12 @@ Written by a helper session in one sitting, by hand, from the product brief alon
 rock-paper-scissors bot; FCC 47 CFR 64.1200(a)(10): consent may be revoked "by any reasonable
 means"). Its author never saw `serverless_rps/revocation.py`, its word lists, its tests, the docs,
 or any other revocation test set (tuning or held-out) beyond the format of `revocation_held_out.py`;
-every text here is the author's own. It was never used to tune the classifier: it exists to measure,
-once, how well the classifier generalises to text written by someone else.
+every text here is the author's own. It was written to measure, once, how well the classifier
+generalises to text written by someone else, and it was: measured once after round 2 of the rules,
+it read at 85.1% recall (131/154 revocations), no game talk taken and one other text taken (`I
+unsubscribed from netflix today lol`); docs/opt-out.md lists the misses by kind. It has been tuning
+data since (round 3 reads every text of it as labelled), so its figures no longer measure
+generalisation.
 
 Each text is judged as a whole message sent to the bot by someone receiving its texts, the way a
 reasonable person would read it: a request to stop texting (`REVOCATIONS`), talk about the game or a
