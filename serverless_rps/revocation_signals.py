@@ -6,7 +6,7 @@ The phrase grammar (`revocation_words.CLEAR_PHRASES`) knows whole phrases, and e
 showed people writing the same request in words no phrase held: "quit blowing up my phone",
 "turn these messages off", "stop the notifications on this phone", "ya no me spameen". What
 those share is not a phrase but two signals: an **intent** to stop (stop, quit, end, cancel,
-block, remove, no more, not interested, don't want, turn off; deja de, ya no, no más, basta,
+block, remove, no more, not interested, don't want, turn off; cancelar, desactiven, no más, basta,
 ya chole, salir) and a **target** that is what the bot sends or who receives it (texts,
 messages, notifications, my phone, my inbox, me, this number, the list, the bot; mensajes,
 escribirme, la lista, aquí), with nothing between them but words that carry neither meaning
@@ -34,12 +34,11 @@ __all__ = ["INTENTS", "OFF_VERBS", "TARGETS", "aimed_intent", "game_signals", "m
 INTENTS: dict[tuple[str, ...], Language] = {
     **{
         (word,): "en"
-        for word in ("stop", "quit", "cease", "halt", "end", "cancel", "discontinue", "block", "remove")
+        for word in (
+            *("stop", "quit", "cease", "halt", "end", "cancel", "discontinue", "terminate", "pause"),
+            *("block", "remove", "delete", "erase", "disable", "deactivate", "mute", "silence"),
+        )
     },
-    **{(word,): "en" for word in ("delete", "erase", "unsubscribe", "optout", "pause", "disable", "mute")},
-    ("silence",): "en",
-    ("terminate",): "en",
-    ("deactivate",): "en",
     ("no", "more"): "en",
     ("not", "interested"): "en",
     ("no", "longer", "interested"): "en",
@@ -47,34 +46,18 @@ INTENTS: dict[tuple[str, ...], Language] = {
     ("do", "not", "want"): "en",
     ("get", "off"): "en",
     ("take", "off"): "en",
-    ("turn", "off"): "en",
-    ("shut", "off"): "en",
-    ("switch", "off"): "en",
-    ("want", "off"): "en",
-    ("off",): "en",  # only after "turn", "shut" or "switch": "turn these texts off"
+    ("off",): "en",  # only after "turn", "shut" or "switch": "turn off the alerts", "turn these texts off"
     **{
         (word,): "es"
         for word in (
-            "deja",
-            "detener",
-            "cancelar",
-            "bloquea",
-            "sacame",
-            "borra",
-            "salir",
-            "desactiva",
-            "apaga",
+            *("detener", "cancelar", "bloquea", "sacame", "borra", "salir", "desactiva", "apaga"),
+            *("basta", "paren", "pare"),
         )
     },
-    ("ya", "no"): "es",
     ("no", "mas"): "es",
     ("no", "quiero"): "es",
     ("ya", "chole"): "es",
     ("ya", "estuvo"): "es",
-    ("ya", "basta"): "es",
-    ("basta",): "es",
-    ("paren",): "es",
-    ("pare",): "es",
 }
 LONGEST_INTENT = max(len(intent) for intent in INTENTS)
 # "turn these texts off": the verb, its target, then "off".
@@ -84,7 +67,7 @@ OFF_VERBS = frozenset({"turn", "shut", "switch"})
 TARGETS = frozenset(
     {"text", "message", "notification", "call", "spam", "communication", "contact", "phone", "cell"}
     | {"inbox", "number", "me", "us", "list", "service", "bot", "rps", "subscription", "invite"}
-    | {"escribir", "escribas", "lista", "aqui", "servicio", "nada", "esto"}
+    | {"escribir", "lista", "aqui", "servicio", "esto"}
 )
 # Who receives them, and the intents they are no target of by themselves: "stop me if you can".
 PEOPLE = frozenset({"me", "us"})
@@ -125,7 +108,7 @@ BETWEEN = frozenset(
     | {"ur", "a", "an", "more", "every", "daily", "game", "games", "bot", "automated", "random", "stupid"}
     | {"annoying", "dumb", "constant", "getting", "receiving", "sending", "rps", "just", "please", "now"}
     | {"de", "los", "las", "tus", "sus", "estos", "esos", "mis", "mi", "su", "tu", "me", "con", "ya"}
-    | {"por", "mas", "todos", "todas", "el", "la", "este", "esta", "recibir", "message", "text"}
+    | {"por", "mas", "todos", "todas", "el", "la", "este", "esta", "recibir", "message", "text", "del", "al"}
 )
 # Words between a target named first and the intent that ends the text: "i need these messages
 # to stop", "can the texts just stop", "que paren".
@@ -153,13 +136,19 @@ def aimed_intent(words: list[str], outweighed: Guard, at_the_end: Callable[[int]
             if language is None:
                 continue
             end = start + length
-            if intent == ("off",) and not any(word in OFF_VERBS for word in words[max(0, start - 3) : start]):
-                break
+            # "off" asks only after "turn", "shut" or "switch", where the request starts.
+            verb = start
+            if intent == ("off",):
+                verb = next(
+                    (i for i in range(start - 1, max(-1, start - 4), -1) if words[i] in OFF_VERBS), -1
+                )
+                if verb < 0:
+                    break
             meaning = Meaning("stop-intent", language)
             span = _target_after(words, end, intent) or _target_before(words, start, end, at_the_end)
-            if span is None and at_the_end(end) and _asked_how(words, start):
-                span = (start, end)
-            if span is not None and not outweighed(min(start, span[0]), max(end, span[1]), meaning):
+            if span is None and at_the_end(end) and _asked_how(words, verb):
+                span = (verb, end)
+            if span is not None and not outweighed(min(verb, span[0]), max(end, span[1]), meaning):
                 return meaning
             break
     return None
