@@ -145,6 +145,7 @@ SPANISH_SPELLINGS: Mapping[str, str] = {
     "parale": "parenle pararle",
     "pare": "paro",
     "aqui": "aki aca",
+    "lista": "listas",
     "salir": "salirme salgo salga salgan salimos salirnos",
     "detener": "detente detenganse detengase detengan detenga deten",
 }

@@ -78,8 +78,8 @@ STOPPING = frozenset(
 # hounding us". Not any verb: "stop testing me" is no request about texts.
 CONTACTING = frozenset(
     {"pinging", "bugging", "bothering", "harassing", "hitting", "blowing", "flooding", "hounding"}
-    | {"pestering", "nagging", "sending", "emailing", "buzzing", "blasting", "bombarding", "spam", "text"}
-    | {"message", "contact", "call", "reaching", "targeting", "adding", "signing", "subscribing", "invite"}
+    | {"pestering", "nagging", "sending", "emailing", "buzzing", "blasting", "bombarding", "reaching"}
+    | {"targeting", "adding", "signing", "subscribing"}
 )
 # What the bot sends, named before an intent that ends the text: "make the texts stop".
 TEXTS = frozenset({"text", "message", "notification", "call", "spam", "escribir"})
@@ -88,33 +88,16 @@ TEXTS = frozenset({"text", "message", "notification", "call", "spam", "escribir"
 PRONOUNS_OF_TEXTS = frozenset({"them", "it", "these", "those", "this", "they"})
 # Words between an intent and its target that carry neither meaning.
 BETWEEN = frozenset(
-    {
-        "the",
-        "these",
-        "those",
-        "this",
-        "all",
-        "my",
-        "your",
-        "any",
-        "of",
-        "from",
-        "on",
-        "to",
-        "with",
-        "up",
-        "in",
-    }
-    | {"ur", "a", "an", "more", "every", "daily", "game", "games", "bot", "automated", "random", "stupid"}
-    | {"annoying", "dumb", "constant", "getting", "receiving", "sending", "rps", "just", "please", "now"}
-    | {"de", "los", "las", "tus", "sus", "estos", "esos", "mis", "mi", "su", "tu", "me", "con", "ya"}
-    | {"por", "mas", "todos", "todas", "el", "la", "este", "esta", "recibir", "message", "text", "del", "al"}
+    {"the", "these", "those", "this", "all", "my", "your", "any", "of", "from", "on", "to", "up", "in"}
+    | {"a", "an", "every", "daily", "game", "games", "automated", "random", "stupid", "dumb", "constant"}
+    | {"just", "please", "now", "de", "los", "las", "tus", "sus", "estos", "esos", "mis", "mi", "su", "tu"}
+    | {"con", "ya", "por", "mas", "todos", "todas", "el", "la", "este", "esta", "recibir", "del", "al"}
 )
 # Words between a target named first and the intent that ends the text: "i need these messages
 # to stop", "can the texts just stop", "que paren".
 BEFORE = frozenset(
-    {"to", "just", "all", "the", "these", "please", "can", "could", "will", "would", "need", "want"}
-    | {"make", "i", "you", "los", "las", "que", "se", "ya", "your", "my", "those", "of", "going", "gonna"}
+    {"to", "just", "all", "please", "can", "could", "will", "would", "need", "want", "i", "going", "gonna"}
+    | {"que", "se", "ya"}
 )
 # A question about how to do what the intent says, when it ends the text: "how do i stop", "cómo
 # me salgo". The sender wants out: reading it so is the safe side of the FCC's rule.

@@ -1,0 +1,327 @@
+"""Round 3 of the revocation classifier: the second reading (a stop intent aimed at the texts or
+the sender, weighed against the game signals near it: serverless_rps/revocation_signals.py), the
+reading of words run together or split apart, and every word round 3 added to a list, each with a
+text of its own. As in test_revocation_words.py, each table is written out, not read from the
+module; where a list is read when a text is (the signals' lists), the test also takes the word out
+of it and sees the text read otherwise, so that no word is kept that reads nothing.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from serverless_rps import normalisation, revocation, revocation_signals
+from serverless_rps.parsing import OptOut, is_valid_nickname, parse
+from serverless_rps.revocation import classify, words_of
+
+
+def opts_out(text: str) -> bool:
+    return isinstance(parse(text), OptOut)
+
+
+def holds(text: str, phrase: str) -> bool:
+    words, wanted = words_of(text), words_of(phrase)
+    return any(words[start : start + len(wanted)] == wanted for start in range(len(words)))
+
+
+def without(monkeypatch: pytest.MonkeyPatch, table: str, entry: object) -> None:
+    """The signals' list `table` without `entry`, for the rest of the test."""
+    words = getattr(revocation_signals, table)
+    if isinstance(words, dict):
+        monkeypatch.setattr(
+            revocation_signals, table, {key: value for key, value in words.items() if key != entry}
+        )
+    else:
+        monkeypatch.setattr(revocation_signals, table, words - {entry})
+
+
+# --- The second reading: intent and target --------------------------------------------------------
+
+INTENTS = {
+    ("stop",): "stop pinging my phone",
+    ("quit",): "quit pinging my phone",
+    ("cease",): "cease pinging my phone",
+    ("halt",): "halt pinging my phone",
+    ("end",): "end the pinging of my phone",
+    ("cancel",): "cancel pinging my phone",
+    ("discontinue",): "discontinue pinging my phone",
+    ("terminate",): "terminate pinging my phone",
+    ("pause",): "pause these texts",
+    ("block",): "block my phone from this bot",
+    ("remove",): "remove my phone from this thing",
+    ("delete",): "delete my cell from this",
+    ("erase",): "erase my cell",
+    ("disable",): "disable these texts",
+    ("deactivate",): "deactivate the notifications",
+    ("mute",): "mute these messages",
+    ("silence",): "silence the notifications",
+    ("no", "more"): "no more pinging my phone",
+    ("not", "interested"): "not interested in the messages",
+    ("no", "longer", "interested"): "no longer interested in the messages",
+    ("dont", "want"): "i dont want pinging on my phone",
+    ("do", "not", "want"): "i do not want pinging on my phone",
+    ("get", "off"): "get off my phone",
+    ("take", "off"): "take off my number",
+    ("off",): "turn these alerts off",
+    ("detener",): "detengan el servicio",
+    ("cancelar",): "cancela el servicio",
+    ("bloquea",): "bloqueen este servicio",
+    ("sacame",): "sáquenme del servicio",
+    ("borra",): "borren el servicio",
+    ("salir",): "quiero salir del servicio",
+    ("desactiva",): "desactiven el servicio",
+    ("apaga",): "apaguen el servicio",
+    ("basta",): "basta con el servicio",
+    ("paren",): "paren el servicio",
+    ("pare",): "pare el servicio",
+    ("no", "mas"): "no más spam aquí",
+    ("no", "quiero"): "no quiero el servicio",
+    ("ya", "chole"): "ya chole con el servicio",
+    ("ya", "estuvo"): "ya estuvo con el servicio",
+}
+
+
+@pytest.mark.parametrize(("intent", "text"), INTENTS.items())
+def test_each_intent_aimed_at_the_texts_is_an_opt_out_and_nothing_else_reads_it(
+    intent: tuple[str, ...], text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert holds(text, " ".join(intent)), words_of(text)
+    assert opts_out(text)
+    without(monkeypatch, "INTENTS", intent)
+    assert not opts_out(text)
+
+
+TARGETS = {
+    "text": "mute these texts",
+    "message": "mute these messages",
+    "notification": "mute these notifications",
+    "call": "mute these calls",
+    "spam": "mute this spam",
+    "communication": "mute these communications",
+    "contact": "mute the contact",
+    "phone": "quit pinging my phone",
+    "cell": "quit pinging my cell",
+    "inbox": "quit flooding my inbox",
+    "number": "quit pinging my number",
+    "me": "quit pinging me",
+    "us": "quit pinging us",
+    "list": "disable this list",
+    "service": "disable this service",
+    "bot": "mute this bot",
+    "rps": "mute rps",
+    "subscription": "pause my subscription",
+    "invite": "mute the invites",
+    "escribir": "desactiven escribirme",
+    "lista": "desactiven la lista",
+    "aqui": "paren aqui",
+    "servicio": "desactiven el servicio",
+    "esto": "apaguen esto",
+}
+
+
+@pytest.mark.parametrize(("target", "text"), TARGETS.items())
+def test_each_target_of_an_intent_makes_it_an_opt_out(
+    target: str, text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert target in words_of(text) or target == "rps"
+    assert opts_out(text)
+    without(monkeypatch, "TARGETS", target)
+    assert not opts_out(text)
+
+
+def test_the_games_name_is_one_word_that_says_which_texts() -> None:
+    assert opts_out("stop the rock paper scissors texts")
+    assert opts_out("mute rock, paper and scissors")
+    assert not opts_out("mute rock")  # a move, not the game's name
+
+
+BETWEEN = {
+    "the": "mute the spam",
+    "these": "mute these spam",
+    "those": "mute those spam",
+    "this": "mute this spam",
+    "all": "mute all spam",
+    "my": "mute my phone",
+    "your": "mute your spam",
+    "any": "mute any spam",
+    "of": "end the pinging of my phone",
+    "from": "mute from this bot",
+    "on": "mute on my phone",
+    "to": "stop pinging to my phone",
+    "up": "quit blowing up my phone",
+    "in": "not interested in the messages",
+    "a": "mute a phone",
+    "an": "mute an inbox",
+    "every": "mute every spam",
+    "daily": "mute daily spam",
+    "game": "mute game spam",
+    "games": "mute games spam",
+    "automated": "mute automated spam",
+    "random": "mute random spam",
+    "stupid": "mute stupid spam",
+    "dumb": "mute dumb spam",
+    "constant": "mute constant spam",
+    "just": "mute just spam",
+    "please": "mute please spam",
+    "now": "mute now the spam",
+    "de": "desactiven de servicio",
+    "los": "desactiven los servicio",
+    "las": "desactiven las listas",
+    "tus": "desactiven tus servicio",
+    "sus": "desactiven sus servicio",
+    "estos": "desactiven estos servicio",
+    "esos": "desactiven esos servicio",
+    "mis": "desactiven mis servicio",
+    "mi": "desactiven mi servicio",
+    "su": "desactiven su servicio",
+    "tu": "desactiven tu servicio",
+    "con": "basta con servicio",
+    "ya": "desactiven ya el servicio",
+    "por": "desactiven por servicio",
+    "mas": "desactiven mas servicio",
+    "todos": "desactiven todos servicio",
+    "todas": "desactiven todas las listas",
+    "el": "desactiven el servicio",
+    "la": "desactiven la lista",
+    "este": "desactiven este servicio",
+    "esta": "desactiven esta lista",
+    "recibir": "desactiven recibir servicio",
+    "del": "desactiven del servicio",
+    "al": "desactiven al servicio",
+}
+
+
+@pytest.mark.parametrize(("word", "text"), BETWEEN.items())
+def test_each_word_between_an_intent_and_its_target_leaves_it_one(
+    word: str, text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert word in words_of(text)
+    assert opts_out(text)
+    without(monkeypatch, "BETWEEN", word)
+    assert not opts_out(text)
+
+
+def aimed(text: str) -> bool:
+    """Whether the second reading alone finds an intent aimed at a target in the text, with no game
+    signal to weigh against it and courtesy only at the end."""
+    words = revocation.the_games_name_as_one(words_of(text))
+    return (
+        revocation_signals.aimed_intent(
+            words, lambda start, end, meaning: False, lambda end: end == len(words)
+        )
+        is not None
+    )
+
+
+BEFORE = {
+    "to": "i need the spam to stop",
+    "just": "can the texts just stop",
+    "all": "make the texts all stop",
+    "please": "texts please stop",
+    "can": "texts can stop",
+    "could": "texts could stop",
+    "will": "the texts will stop",
+    "would": "texts would stop",
+    "need": "texts need to stop",
+    "want": "texts i want to stop",
+    "i": "the texts i want to stop",
+    "que": "mensajes que paren",
+    "se": "mensajes se paren",
+    "ya": "mensajes ya paren",
+    "going": "texts going to stop",
+    "gonna": "texts gonna stop",
+}
+
+
+@pytest.mark.parametrize(("word", "text"), BEFORE.items())
+def test_each_word_between_the_texts_named_first_and_an_intent_that_ends_the_text_leaves_it_one(
+    word: str, text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert word in words_of(text)
+    assert aimed(text)
+    without(monkeypatch, "BEFORE", word)
+    assert not aimed(text)
+
+
+@pytest.mark.parametrize(
+    ("table", "word", "text"),
+    [
+        ("TEXTS", "text", "make the texts stop"),
+        ("TEXTS", "message", "make the messages stop"),
+        ("TEXTS", "notification", "make the alerts stop"),
+        ("TEXTS", "call", "make the calls stop"),
+        ("TEXTS", "spam", "make the spam stop"),
+        ("TEXTS", "escribir", "que escribirme pare"),
+        ("PRONOUNS_OF_TEXTS", "them", "so many texts. i want them to stop"),
+        ("PRONOUNS_OF_TEXTS", "it", "so many texts. make it stop"),
+        ("PRONOUNS_OF_TEXTS", "these", "so many texts. i need these to stop"),
+        ("PRONOUNS_OF_TEXTS", "those", "so many texts. i need those to stop"),
+        ("PRONOUNS_OF_TEXTS", "this", "so many texts. i need this to stop"),
+        ("PRONOUNS_OF_TEXTS", "they", "so many texts. can they stop"),
+        ("OFF_VERBS", "turn", "turn off the alerts"),
+        ("OFF_VERBS", "shut", "shut off the alerts"),
+        ("OFF_VERBS", "switch", "switch off the alerts"),
+        ("HOW", "how", "how do i stop"),
+        ("HOW", "como", "cómo me salgo"),
+        ("HOW", "where", "where do i cancel"),
+        ("HOW", "donde", "dónde me salgo"),
+        ("CONTACTING", "pinging", "stop pinging me"),
+        ("CONTACTING", "bugging", "quit bugging us"),
+        ("CONTACTING", "bothering", "stop bothering us"),
+        ("CONTACTING", "harassing", "stop harassing us"),
+        ("CONTACTING", "hitting", "quit hitting me up"),
+        ("CONTACTING", "blowing", "quit blowing me up"),
+        ("CONTACTING", "flooding", "quit flooding me"),
+        ("CONTACTING", "hounding", "quit hounding me"),
+        ("CONTACTING", "pestering", "quit pestering us"),
+        ("CONTACTING", "nagging", "quit nagging me"),
+        ("CONTACTING", "sending", "quit sending us"),
+        ("CONTACTING", "emailing", "quit emailing me"),
+        ("CONTACTING", "buzzing", "quit buzzing me"),
+        ("CONTACTING", "blasting", "quit blasting me"),
+        ("CONTACTING", "bombarding", "quit bombarding me"),
+        ("CONTACTING", "reaching", "quit reaching me"),
+        ("CONTACTING", "targeting", "quit targeting me"),
+        ("CONTACTING", "adding", "quit adding me"),
+        ("CONTACTING", "signing", "quit signing me"),
+        ("CONTACTING", "subscribing", "quit subscribing me"),
+    ],
+)
+def test_each_word_of_the_second_readings_lists_is_read(
+    table: str, word: str, text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert word in words_of(text) or word in ("how", "where")
+    assert aimed(text)
+    without(monkeypatch, table, word)
+    assert not aimed(text)
+
+
+@pytest.mark.parametrize("text", ["stop me if you can", "quit me", "end us", "paren me"])
+def test_the_sender_alone_is_no_target_of_stop_quit_or_end(
+    text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # "stop me if you can" is a taunt; "stop pinging me" and "block me" are requests.
+    assert not aimed(text)
+    monkeypatch.setattr(revocation_signals, "STOPPING", frozenset())
+    assert aimed(text)
+    monkeypatch.setattr(revocation_signals, "PEOPLE", frozenset())
+    assert aimed(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "stop pinging my phone, i won",  # the contest near the request
+        "stop sending rock to my phone",  # a move
+        "i cant stop pinging my phone",  # a negation
+        "tell bob to stop pinging my phone",  # a third party
+        "mute these texts until 5",  # a pause
+        "mute these texts lol",  # laughter
+        "how do i stop losing",  # the contest, asked how
+        "how do i stop a game",  # not at the end: what is stopped is the game
+        "turn off the lights",  # no target
+        "how do i turn off my alarm lol",  # no target, and laughter
+    ],
+)
+def test_the_game_signals_near_an_intent_outweigh_it(text: str) -> None:
+    assert not opts_out(text)
