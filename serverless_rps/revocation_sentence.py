@@ -154,8 +154,6 @@ FUNCTION_WORDS: Mapping[Language, frozenset[str]] = {
         | {"pero", "menos", "toda", "todos", "todas", "cada", "otro", "ese", "esa", "ahi", "alla", "hoy"}
         | {"dia", "dias", "noche", "veces", "siempre", "como", "donde", "porque", "estan", "fue", "ser"}
         | {"estar", "hay", "tengo", "tiene", "tienen", "cosa", "cosas", "algo", "alguien"}
-        # Ways of asking what to do: "¿qué tengo que poner para que paren?", "qué hago para salir".
-        | {"poner", "pongo", "hacer", "hago", "decir", "digo", "responder", "respondo", "contestar"}
         | {"telefono", "cel", "celular", "juego", "nomas", "contactos", "grupo", "buscan"}
         # Complaints, greetings and ways of asking before a request: "qué fastidio, alto", "quisiera
         # darme de baja", "no soy la persona que buscan, dejen de escribir".

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from serverless_rps import normalisation, revocation, revocation_signals
-from serverless_rps.parsing import OptOut, is_valid_nickname, parse
-from serverless_rps.revocation import classify, words_of
+from serverless_rps import revocation, revocation_signals
+from serverless_rps.parsing import OptOut, parse
+from serverless_rps.revocation import words_of
 
 
 def opts_out(text: str) -> bool:
@@ -325,3 +325,143 @@ def test_the_sender_alone_is_no_target_of_stop_quit_or_end(
 )
 def test_the_game_signals_near_an_intent_outweigh_it(text: str) -> None:
     assert not opts_out(text)
+
+
+# --- Round 3's phrases, each with a text of its own ---------------------------------------------
+
+ROUND_3_PHRASES = {
+    # English clear phrases
+    "dont send anything": "No longer interested, please don't send anything else",
+    "if you could just stop": "so if you could just stop that would be great",
+    "if i get one more text": "i swear if i get one more text from you",
+    "if you dont stop": "I will report you if you don't stop",
+    "text me again and": "text me again and i'll report you",
+    "want unsubscribed": "I want unsubscribed",
+    "do not wish to be contact": "I do not wish to be contacted",
+    "rather not get these": "I'd rather not get these",
+    "let me alone": "let me alone please",
+    "lemme alone": "lemme alone",
+    "lemme be": "lemme be",
+    "be left alone": "I want to be left alone",
+    "revoking any consent": "I am revoking any consent I gave",
+    "take back my permission": "I take back my permission to message this number",
+    "never signed up": "I never signed up",
+    "never asked for this": "never asked for this",
+    "never gave you my number": "I never gave you my number",
+    "unwanted text": "unwanted texts again",
+    "text are unwanted": "Your texts are unwanted",
+    "not my number": "not my number",
+    "wrong guy": "you've got the wrong guy",
+    "like it taken off": "I'd like it taken off, thanks",
+    "be taken off": "I'd like to be taken off your mailing list",
+    "get me out of here": "get me out of here",
+    "whats the stop word": "what's the stop word?",
+    "terminate my subscription": "terminate my subscription",
+    "terminate these text": "terminate these texts",
+    # Spanish clear phrases
+    "sacame de aqui": "sáquenme de aki",
+    "salir de esta": "quiero salir de esta lista",
+    "que paren": "¿qué tengo que poner para que paren?",
+    "ya chole con los message": "ya chole con los mensajes",
+    "chale con los message": "chale con los mensajes",
+    "no soy la persona": "no soy la persona que buscan",
+    "no es mi number": "no es mi número",
+    "ni un message mas": "ni un mensaje más",
+    "harto de los message": "harto de los mensajes",
+    "harta con tus message": "ya estoy harta con tus mensajes",
+}
+
+
+@pytest.mark.parametrize(("phrase", "text"), ROUND_3_PHRASES.items())
+def test_each_phrase_round_3_added_is_an_opt_out(phrase: str, text: str) -> None:
+    assert holds(text, phrase), words_of(text)
+    assert opts_out(text)
+
+
+ROUND_3_STOP_REQUESTS = {
+    "f off": "f off with these texts",
+    "get lost": "get lost",
+    "shut up": "Shut up",
+    "stfu": "stfu",
+    "do not text": "please do not text",
+    "dont message": "dont message",
+    "spam": "spam",
+    "harassment": "harassment!!",
+    "this is spam": "this is spam",
+    "thats harassment": "that's harassment",
+    "reported as spam": "reported as spam",
+    "end it": "end it",
+    "blocked": "blocked",
+    "blocking": "blocking",
+    "youre blocked": "you're blocked",
+    "blocking this": "blocking this",
+    "ya estuvo": "ya estuvo",
+    "ya chole": "ya chole",
+    "no estoy interesado": "no estoy interesado",
+    "no estamos interesadas": "no estamos interesadas",
+    "no quiero participar": "no deseo participar",
+    "borra": "eliminar",
+    "quiero salir": "quiero salir",
+    "me quiero salir": "me quiero salir",
+    "bloqueado": "bloqueado",
+    "los voy a bloquea": "los voy a bloquear",
+    "te bloquea": "te bloqueé",
+    "se equivocaron": "no soy yo, se equivocaron",
+}
+
+
+@pytest.mark.parametrize(("phrase", "text"), ROUND_3_STOP_REQUESTS.items())
+def test_each_stop_request_round_3_added_is_an_opt_out_on_its_own_but_not_with_the_game(
+    phrase: str, text: str
+) -> None:
+    assert holds(text, phrase), words_of(text)
+    assert opts_out(text)
+    assert not opts_out(f"{text} rock")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["piss off with this", "count me out of these texts", "no more of the texts", "stop from these messages"],
+)
+def test_the_texts_or_this_after_with_of_or_from_is_courtesy(text: str) -> None:
+    assert opts_out(text)
+
+
+# --- Who is addressed, who is named ----------------------------------------------------------------
+
+ADDRESSED = (
+    *("attention", "company", "team", "bot", "rps", "dear", "whoever", "staff", "admin", "support"),
+    *("mano", "acho", "diache", "chale", "carnal", "compadre", "hermano", "senores", "equipo", "empresa"),
+)
+
+
+@pytest.mark.parametrize("word", ADDRESSED)
+def test_the_bots_company_addressed_first_is_no_third_party(word: str) -> None:
+    request = "stop texting me" if word.isascii() and word not in ADDRESSED[10:] else "deja de escribirme"
+    assert opts_out(f"{word}, {request}")
+    assert not opts_out(f"zorblax, {request}")  # a name in the same place is a player's
+
+
+@pytest.mark.parametrize("word", ["voy", "vas", "va", "vamos", "van", "ir"])
+def test_a_after_going_to_names_no_one(word: str) -> None:
+    assert opts_out(f"los {word} a reportar, dejen de escribir")
+    assert not opts_out("los mando a reportar, dejen de escribir")  # "reportar" may be a player here
+
+
+def test_a_and_que_name_a_third_party_only_in_spanish() -> None:
+    assert opts_out("someone put my number in as a joke. please remove it")
+    assert not opts_out("dile a ana que deje de escribirme")
+
+
+@pytest.mark.parametrize(
+    ("word", "text"),
+    [("this", "Stop, this isn't my phone"), ("isnt", "stop, isnt funny"), ("not", "stop, not funny")],
+)
+def test_a_stop_before_a_clause_that_starts_with_this_or_not_is_an_opt_out(word: str, text: str) -> None:
+    assert word in words_of(text)
+    assert opts_out(text)
+
+
+def test_a_negation_that_ends_its_own_sentence_does_not_negate_the_stop_after_it() -> None:
+    assert opts_out("new number, whoever had it before isn't me. stop texting")
+    assert not opts_out("i cant stop texting")
