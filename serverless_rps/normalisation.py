@@ -288,6 +288,7 @@ def split_run_together(word: str, lexicon: frozenset[str], longest_part: int) ->
     return parts[::-1]
 
 
-def collapsed_doubles(word: str) -> str:
-    """The word with each letter typed twice or more typed once: `altoo` -> `alto`."""
-    return re.sub(r"([a-z])\1+", r"\1", word)
+def collapsed_doubles(word: str) -> tuple[str, str]:
+    """The word with its last letter typed twice or more typed once (`borraa` -> `borra`), and with
+    each letter typed twice or more typed once (`stoop` -> `stop`)."""
+    return re.sub(r"([a-z])\1+$", r"\1", word), re.sub(r"([a-z])\1+", r"\1", word)

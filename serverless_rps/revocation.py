@@ -218,7 +218,8 @@ def _as_meant(word: str) -> str:
     known = next((shape for shape in shapes if shape in _KNOWN_WORDS), None)
     if known is not None:
         return known
-    if (single := collapsed_doubles(word)) in vocabulary.INTENT_WORDS:
+    single = next((shape for shape in collapsed_doubles(word) if shape in vocabulary.INTENT_WORDS), None)
+    if single is not None:
         return single
     typo = next((key for shape in (word, *shapes) if (key := key_word_typed(shape))), None)
     return typo or word

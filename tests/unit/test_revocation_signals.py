@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from serverless_rps import revocation, revocation_signals
+from serverless_rps import normalisation, revocation, revocation_signals
 from serverless_rps.parsing import OptOut, parse
-from serverless_rps.revocation import words_of
+from serverless_rps.revocation import classify, words_of
 
 
 def opts_out(text: str) -> bool:
@@ -465,3 +465,197 @@ def test_a_stop_before_a_clause_that_starts_with_this_or_not_is_an_opt_out(word:
 def test_a_negation_that_ends_its_own_sentence_does_not_negate_the_stop_after_it() -> None:
     assert opts_out("new number, whoever had it before isn't me. stop texting")
     assert not opts_out("i cant stop texting")
+
+
+# --- Round 3's spellings ---------------------------------------------------------------------------
+
+SPELLINGS = {
+    "opt": ("I'm {} out", "opting opted"),
+    "invite": ("mute the {}", "invites inviting invitation invitations"),
+    "quiero": ("no {} recibir mensajes", "deseo"),
+    "escribir": ("dejen de {}", "spamear spamearme spameando spamearnos"),
+    "escribas": ("ya no me {}", "spamees spamee spameen busques busque busquen"),
+    "sacame": ("{} de la lista", "saquen saque sacar sakenme sakame"),
+    "desuscribir": ("{} ya", "desuscrivanme desuscrivirme desuscrivir desuscrivame"),
+    "cancelar": ("{} estos mensajes", "cancelo kancelar kanselar"),
+    "pare": ("como {} estos mensajes", "paro"),
+    "aqui": ("sáquenme de {}", "aki aca"),
+    "salir": ("quiero {} de esta lista", "salirme salgo salga salgan salimos salirnos"),
+    "deja": ("cómo {} de recibir mensajes", "dejo"),
+    "desactiva": ("{} el servicio", "desactiven desactive desactivar desactivo desactivame desactivenme"),
+    "apaga": ("{} el servicio", "apaguen apague apagar apago"),
+    "lista": ("desactiven las {}", "listas"),
+}
+SPELLING_CASES = [
+    (word, template.format(spelling), spelling)
+    for word, (template, spellings) in SPELLINGS.items()
+    for spelling in spellings.split()
+]
+
+
+@pytest.mark.parametrize(("word", "text", "spelling"), SPELLING_CASES)
+def test_each_spelling_round_3_added_reads_as_its_word(
+    word: str, text: str, spelling: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(revocation, "key_word_typed", lambda word: None)
+    assert word in words_of(text)
+    assert spelling not in words_of(text)
+    assert opts_out(text)
+
+
+# --- Words run together, split apart, doubled -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("stoptexting", ["stop", "text"]),
+        ("stopmessagingme", ["stop", "message", "me"]),
+        ("nomoretexts", ["no", "more", "text"]),
+        ("pleasestop", ["please", "stop"]),
+        ("leavemealone", ["leave", "me", "alone"]),
+        ("removeme", ["remove", "me"]),
+        ("nomasmensajes", ["no", "mas", "message"]),
+        ("nomasmsjs", ["no", "mas", "message"]),
+        ("dejenmeenpaz", ["dejame", "en", "paz"]),
+        ("dejendeescribir", ["deja", "de", "escribir"]),
+        ("yanomemandenmensajes", ["ya", "no", "me", "escribas", "message"]),
+    ],
+)
+def test_words_run_together_are_split_when_one_of_them_asks_to_stop(text: str, words: list[str]) -> None:
+    assert words_of(text) == words
+    assert opts_out(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "unstoppable",  # a stop word with an affix is one word
+        "unendable",
+        "stopwatch",  # no word of the lists after "stop"
+        "rockstop",  # a move
+        "winstop",  # the contest
+        "paraguas",
+        "nomad",
+    ],
+)
+def test_a_word_is_not_split_into_a_stop_with_an_affix_a_move_the_contest_or_no_word(text: str) -> None:
+    assert words_of(text) == [text]
+    assert not opts_out(text)
+
+
+def test_nick_and_a_word_that_would_split_is_a_command() -> None:
+    assert not opts_out("apodo olvidame")
+    assert not opts_out("nick EndGame")
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        ("un subscribe", "unsubscribe"),
+        ("Un-subscribe", "unsubscribe"),
+        ("unsub scribe", "unsubscribe"),
+        ("un-sub", "unsubscribe"),
+    ],
+)
+def test_a_key_word_split_in_two_is_joined(text: str, word: str) -> None:
+    assert words_of(text) == [word]
+    assert opts_out(text)
+
+
+def test_a_letter_and_a_key_word_are_not_joined() -> None:
+    assert words_of("t unsubscribe") == ["t", "unsubscribe"]
+    assert not opts_out("t unsubscribe")
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        ("altoo", "alto"),
+        ("bastaa", "basta"),
+        ("paraa", "para"),
+        ("parenn", "paren"),
+        ("quitt", "quit"),
+        ("endd", "end"),
+        ("cancell", "cancel"),
+        ("removee", "remove"),
+        ("deletee", "delete"),
+        ("blockk", "block"),
+        ("leavve", "leave"),
+        ("noo more texts", "no"),
+        ("dejaa de escribir", "deja"),
+        ("cancelarr", "cancelar"),
+        ("bloqueaa mi número", "bloquea"),
+        ("sacamee", "sacame"),
+        ("borraa mi número", "borra"),
+        ("dejamee en paz", "dejame"),
+        ("pare", "pare"),
+        ("stopp", "stop"),
+        ("unsubscribee", "unsubscribe"),
+        ("optoutt", "optout"),
+    ],
+)
+def test_a_stop_word_typed_with_a_letter_doubled_is_read_as_it(text: str, word: str) -> None:
+    assert word in words_of(text)
+
+
+def test_no_plus_is_no_mas_and_the_stop_sign_is_stop() -> None:
+    assert words_of("no+ msjs plis") == ["no", "mas", "message", "porfavor"]
+    assert opts_out("no+ msjs plis")
+    assert opts_out("\N{OCTAGONAL SIGN}")
+    assert not opts_out("\N{OCTAGONAL SIGN} rock")
+
+
+def test_split_run_together_is_bounded_by_the_words_length() -> None:
+    lexicon = frozenset({"ab", "ba"})
+    assert normalisation.split_run_together("abba", lexicon, 2) == ["ab", "ba"]
+    assert normalisation.split_run_together("ab" * 20, lexicon, 2) == ["ab"] * 20
+    assert (
+        normalisation.split_run_together("ab" * 21, lexicon, 2) is None
+    )  # longer than any run-together word
+    assert normalisation.split_run_together("abc", lexicon, 2) is None
+    assert normalisation.split_run_together("ab", lexicon, 2) is None  # one word is no split
+
+
+class CountingIntents(dict[tuple[str, ...], object]):
+    lookups = 0
+
+    def get(self, key: tuple[str, ...], default: object = None) -> object:  # type: ignore[override]
+        CountingIntents.lookups += 1
+        return super().get(key, default)
+
+
+class CountingLexicon(frozenset[str]):
+    lookups = 0
+
+    def __contains__(self, key: object) -> bool:
+        CountingLexicon.lookups += 1
+        return super().__contains__(key)
+
+
+SIGNAL_TEXTS = {
+    "intents": "stop " * 320,
+    "intents-and-targets": "mute these texts " * 94,
+    "far-targets": "mute the the the the the " * 64,
+    "offs": "turn off " * 177,
+    "targets-first": "texts to " * 177 + "stop",
+    "run-together": "stoptexting " * 133,
+    "run-together-unknown": "zqzqzqzqzqzqzqzqzqzqzqzqzqzqzqzqzqzqzqzq " * 39,
+    "mixed": "nomasmensajes turn these off how do i stop " * 37,
+}
+
+
+@pytest.mark.parametrize("text", SIGNAL_TEXTS.values(), ids=SIGNAL_TEXTS.keys())
+def test_the_second_reading_and_the_splitting_cost_a_bounded_number_of_look_ups_per_word(
+    text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # No backtracking: a few intent look-ups per word, and splitting a word looks up each of its
+    # parts of each length once, so the work grows with the text's length and no faster.
+    assert len(text) <= 1600
+    monkeypatch.setattr(revocation_signals, "INTENTS", CountingIntents(revocation_signals.INTENTS))
+    monkeypatch.setattr(revocation, "_SPLIT_LEXICON", CountingLexicon(revocation._SPLIT_LEXICON))
+    CountingIntents.lookups = CountingLexicon.lookups = 0
+    classify(text)
+    words = len(words_of(text))
+    assert CountingIntents.lookups <= revocation_signals.LONGEST_INTENT * (words + 1)
+    assert CountingLexicon.lookups <= len(text) * revocation._LONGEST_KNOWN_WORD
