@@ -633,21 +633,23 @@ class CountingLexicon(frozenset[str]):
         return super().__contains__(key)
 
 
+# (text, whether its every word reaches the second reading: a contest word or laughter keeps the
+# stop requests from reading it first). Each has words no list knows, which splitting looks into.
 SIGNAL_TEXTS = {
-    "intents": "stop " * 320,
-    "intents-and-targets": "mute these texts " * 94,
-    "far-targets": "mute the the the the the " * 64,
-    "offs": "turn off " * 177,
-    "targets-first": "texts to " * 177 + "stop",
-    "run-together": "stoptexting " * 133,
-    "run-together-unknown": "zqzqzqzqzqzqzqzqzqzqzqzqzqzqzqzqzqzqzqzq " * 39,
-    "mixed": "nomasmensajes turn these off how do i stop " * 37,
+    "intents": (("won " + "stop pinging " * 123)[:1600], True),
+    "intents-and-targets": ("mute these texts " * 94, True),
+    "far-targets": (("won " + "mute the the the the the " * 64)[:1600], True),
+    "offs": ("turn off " * 177, True),
+    "targets-first": ("lol zqzqzq " + "texts to " * 175 + "stop", True),
+    "run-together": ("stoptexting " * 133, False),
+    "run-together-unknown": ("zqzqzqzqzqzqzqzqzqzqzqzqzqzqzqzqzqzqzqzq " * 39, True),
+    "mixed": (("won " + "nomasmensajes turn these off how do i stop " * 36)[:1600], True),
 }
 
 
-@pytest.mark.parametrize("text", SIGNAL_TEXTS.values(), ids=SIGNAL_TEXTS.keys())
+@pytest.mark.parametrize(("text", "reads_intents"), SIGNAL_TEXTS.values(), ids=SIGNAL_TEXTS.keys())
 def test_the_second_reading_and_the_splitting_cost_a_bounded_number_of_look_ups_per_word(
-    text: str, monkeypatch: pytest.MonkeyPatch
+    text: str, reads_intents: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # No backtracking: a few intent look-ups per word, and splitting a word looks up each of its
     # parts of each length once, so the work grows with the text's length and no faster.
@@ -658,4 +660,5 @@ def test_the_second_reading_and_the_splitting_cost_a_bounded_number_of_look_ups_
     classify(text)
     words = len(words_of(text))
     assert CountingIntents.lookups <= revocation_signals.LONGEST_INTENT * (words + 1)
-    assert CountingLexicon.lookups <= len(text) * revocation._LONGEST_KNOWN_WORD
+    assert (CountingIntents.lookups >= words) == reads_intents
+    assert 0 < CountingLexicon.lookups <= len(text) * revocation._LONGEST_KNOWN_WORD
