@@ -370,7 +370,7 @@ STOP_REQUESTS = _in_both_languages(
         {
             "stop-courtesy": (
                 "(stop|stopall|revoke|quit|end|cancel|halt|cease|discontinue|enough)",
-                "(stop|quit|end) it",
+                "(stop|quit) it",
                 "cut it out",
                 "(stop|cancel) [all] (this|these|those)",
                 "knock it off",

@@ -3,11 +3,11 @@ the third held-out set missed), written after the round's first change to see ho
 on text it had not been written for.
 
 Written by the engineer who changed the classifier, in one sitting, before the rules were changed
-for them, and scored once on first contact: 86.3% (139/161 revocations), no game talk taken
-(docs/opt-out.md). The rules were then changed for the kinds it missed, so from then on it is
-tuning data. `AMBIGUOUS` holds texts a reasonable reader could take either way; they are not
-scored.
-"""
+for them, and scored once on first contact: 139 of the 161 texts then labelled revocations (86.3%;
+three misses were then judged ambiguous and moved to `AMBIGUOUS`: 139/158, 88.0%, of those scored
+now), no game talk taken (docs/opt-out.md). The rules were then changed for the kinds it missed, so
+from then on it is tuning data. `AMBIGUOUS` holds texts a reasonable reader could take either way;
+they are not scored. """
 
 REVOCATIONS = (
     "please stop",

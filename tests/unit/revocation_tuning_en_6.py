@@ -3,11 +3,11 @@ the round's rules had read the first probe, to see again how far they reached on
 not been written for.
 
 Written by the engineer who changed the classifier, in one sitting, before the rules were changed
-for them, and scored once on first contact: 86.0% (80/93 revocations), no game talk taken
-(docs/opt-out.md). The rules were then changed for the kinds it missed, so from then on it is
-tuning data. `AMBIGUOUS` holds texts a reasonable reader could take either way; they are not
-scored.
-"""
+for them, and scored once on first contact: 80 of the 93 texts then labelled revocations (86.0%; two
+misses were then judged ambiguous and moved to `AMBIGUOUS`: 80/91, 87.9%, of those scored now), no
+game talk taken (docs/opt-out.md). The rules were then changed for the kinds it missed, so from then
+on it is tuning data. `AMBIGUOUS` holds texts a reasonable reader could take either way; they are
+not scored. """
 
 REVOCATIONS = (
     "hi, please stop sending me these messages",
@@ -44,7 +44,6 @@ REVOCATIONS = (
     "nah stop",
     "no. stop.",
     "end this",
-    "end it",
     "I'd like to unsubscribe",
     "i want to unsubscribe",
     "how can I unsubscribe",

@@ -3,11 +3,11 @@ the third held-out set missed), written after the round's first change to see ho
 on text it had not been written for.
 
 Written by the engineer who changed the classifier, in one sitting, before the rules were changed
-for them, and scored once on first contact: 84.9% (79/93 revocations), no game talk taken
-(docs/opt-out.md). The rules were then changed for the kinds it missed, so from then on it is
-tuning data. `AMBIGUOUS` holds texts a reasonable reader could take either way; they are not
-scored.
-"""
+for them, and scored once on first contact: 79 of the 93 texts then labelled revocations (84.9%; one
+miss was then judged ambiguous and moved to `AMBIGUOUS`: 79/92, 85.9%, of those scored now), no game
+talk taken (docs/opt-out.md). The rules were then changed for the kinds it missed, so from then on
+it is tuning data. `AMBIGUOUS` holds texts a reasonable reader could take either way; they are not
+scored. """
 
 REVOCATIONS = (
     "para ya",

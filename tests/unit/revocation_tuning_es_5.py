@@ -3,11 +3,11 @@ the round's rules had read the first probe, to see again how far they reached on
 not been written for.
 
 Written by the engineer who changed the classifier, in one sitting, before the rules were changed
-for them, and scored once on first contact: 81.3% (52/64 revocations), no game talk taken
-(docs/opt-out.md). The rules were then changed for the kinds it missed, so from then on it is
-tuning data. `AMBIGUOUS` holds texts a reasonable reader could take either way; they are not
-scored.
-"""
+for them, and scored once on first contact: 52 of the 64 texts then labelled revocations (81.3%; one
+miss was then judged ambiguous and moved to `AMBIGUOUS`: 52/63, 82.5%, of those scored now), no game
+talk taken (docs/opt-out.md). The rules were then changed for the kinds it missed, so from then on
+it is tuning data. `AMBIGUOUS` holds texts a reasonable reader could take either way; they are not
+scored. """
 
 REVOCATIONS = (
     "por favor dejen de enviarme mensajes",

@@ -390,7 +390,6 @@ ROUND_3_STOP_REQUESTS = {
     "this is spam": "this is spam",
     "thats harassment": "that's harassment",
     "reported as spam": "reported as spam",
-    "end it": "end it",
     "blocked": "blocked",
     "blocking": "blocking",
     "youre blocked": "you're blocked",
