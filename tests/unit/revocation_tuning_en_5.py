@@ -7,7 +7,8 @@ for them, and scored once on first contact: 139 of the 161 texts then labelled r
 three misses were then judged ambiguous and moved to `AMBIGUOUS`: 139/158, 88.0%, of those scored
 now), no game talk taken (docs/opt-out.md). The rules were then changed for the kinds it missed, so
 from then on it is tuning data. `AMBIGUOUS` holds texts a reasonable reader could take either way;
-they are not scored. """
+they are not scored.
+"""
 
 REVOCATIONS = (
     "please stop",

@@ -7,7 +7,8 @@ for them, and scored once on first contact: 80 of the 93 texts then labelled rev
 misses were then judged ambiguous and moved to `AMBIGUOUS`: 80/91, 87.9%, of those scored now), no
 game talk taken (docs/opt-out.md). The rules were then changed for the kinds it missed, so from then
 on it is tuning data. `AMBIGUOUS` holds texts a reasonable reader could take either way; they are
-not scored. """
+not scored.
+"""
 
 REVOCATIONS = (
     "hi, please stop sending me these messages",

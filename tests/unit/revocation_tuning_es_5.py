@@ -7,7 +7,8 @@ for them, and scored once on first contact: 52 of the 64 texts then labelled rev
 miss was then judged ambiguous and moved to `AMBIGUOUS`: 52/63, 82.5%, of those scored now), no game
 talk taken (docs/opt-out.md). The rules were then changed for the kinds it missed, so from then on
 it is tuning data. `AMBIGUOUS` holds texts a reasonable reader could take either way; they are not
-scored. """
+scored.
+"""
 
 REVOCATIONS = (
     "por favor dejen de enviarme mensajes",
