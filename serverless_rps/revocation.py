@@ -163,7 +163,12 @@ def _folded_words(body: str, *, split: bool = True) -> list[str]:
     words split apart joined (`un subscribe`, `un-sub`) and words run together split
     (`stoptexting` -> ['stop', 'texting'], `dejenmeenpaz` -> ['dejenme', 'en', 'paz'])."""
     text = without_accents(_APOSTROPHES.sub("", normalised(body).casefold()))
-    text = _NO_PLUS.sub("no mas ", text.replace("#", " number ").replace("\N{OCTAGONAL SIGN}", " stop "))
+    text = _NO_PLUS.sub(
+        "no mas ",
+        text.replace("#", " number ")
+        .replace("\N{OCTAGONAL SIGN}", " stop ")
+        .replace("\N{NO ENTRY SIGN}", " no "),
+    )
     words: list[str] = []
     for word in _joined(_WORD.findall(text)):
         meant = _as_meant(word)
@@ -447,7 +452,7 @@ def _is_negated(words: list[str], start: int, language: Language) -> bool:
     can't ever stop texting", "no puedo parar", "what if I stop". A phrase that starts with a
     negation is one ("no me escribas")."""
     negations = vocabulary.NEGATIONS[language]
-    if words[start] in negations:
+    if words[start] in negations or words[start] in vocabulary.AFFIRMATIVE_ORDERS:
         return False
     if language == "en" and start >= 2 and words[start - 1] == "me" and words[start - 2] in negations:
         return False  # "that isn't me. stop texting": the negation ends its own sentence

@@ -12,6 +12,7 @@ from typing import Literal
 
 __all__ = [
     "ADDRESSEES",
+    "AFFIRMATIVE_ORDERS",
     "BETWEEN_NEGATION_AND_STOP",
     "CLAUSE_STARTS",
     "COMPLETE_PHRASE_ENDS",
@@ -53,6 +54,9 @@ BETWEEN_NEGATION_AND_STOP = frozenset(
     | {"puedo", "puede", "puedes", "pueden", "podemos", "quiero", "quiere", "vas", "va", "voy", "vamos"}
     | {"a", "te", "se", "lo", "que"}
 )
+# Spanish orders with the pronoun after the verb, which no negation governs (a negated order puts it
+# before: "no me borren"): "no sé jugar ni quiero, bórrenme".
+AFFIRMATIVE_ORDERS = frozenset({"sacame", "borralo", "dejame", "parale"})
 # Subjects that negate what they do, across a word at least: "nothing can stop me", "nadie me para"
 # (but "I signed up for nothing, stop" and "a nada, quítenme de la lista" are requests).
 NEGATIVE_SUBJECTS = frozenset({"nothing", "nobody", "nada", "nadie"})

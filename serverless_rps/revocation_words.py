@@ -20,6 +20,7 @@ from typing import Literal
 
 from serverless_rps.revocation_sentence import (
     ADDRESSEES,
+    AFFIRMATIVE_ORDERS,
     BETWEEN_NEGATION_AND_STOP,
     CLAUSE_STARTS,
     COMPLETE_PHRASE_ENDS,
@@ -49,6 +50,7 @@ from serverless_rps.rules import Move
 __all__ = [
     "ADDRESSEES",
     "ADDRESS_WORDS",
+    "AFFIRMATIVE_ORDERS",
     "AND_OR",
     "BETWEEN_NEGATION_AND_STOP",
     "CLAUSE_STARTS",
@@ -266,6 +268,12 @@ CLEAR_PHRASES = _in_both_languages(
                 f"(take|taking) back [my|all|any] {_CONSENT}",
                 f"{_CONSENT} (revoked|withdrawn)",
                 "(dont|do not|didnt|did not|never|no longer) (consent|consented)",
+                "(didnt|did not|never) (agree|agreed|subscribe|subscribed) (to|for)",
+                # A regulator named: "I'll report you to the FCC", "this violates the TCPA".
+                "(fcc|ftc|tcpa)",
+                "(file|filing|filed) a complaint",
+                # Why the texts keep coming: "why are you still texting me", "why do you keep texting me".
+                f"(why|how come) (are|do|does|is) (you|this|it) (still|keep|keeps|always) {_CONTACTING}",
                 f"(dont|do not|didnt|did not|never|no longer) (give|gave) [you] [my|any] {_CONSENT}",
                 f"you (dont|do not|no longer) have [my|any] {_CONSENT}",
                 f"without my {_CONSENT}",
@@ -284,7 +292,7 @@ CLEAR_PHRASES = _in_both_languages(
                 "(be|get|been) removed",
             ),
             "take-me-off": (
-                "take (me|my number|this number|my info|my data|my details) (off|out of)",
+                "take (me|my number|this number|my info|my data|my details|my name) (off|out of)",
                 "(like|want|need) (it|me|us|my number|this number) (taken|removed|deleted|erased) (off|out)",
                 "(be|get|been|being) taken (off|out)",
                 "(let|get) (me|us) out [of] (this|here|it|there)",
@@ -305,6 +313,9 @@ CLEAR_PHRASES = _in_both_languages(
                 "stop (los|tus|sus|estos|esos|todos los) (message|text)",
                 f"(alto|stop) a {_LOS} (message|text)",
                 "que (paren|parale)",
+                # A threat is a request: "los voy a denunciar si no paren".
+                "si no (paren|pare|parale|dejan|deja)",
+                "(voy a|vamos a) (reportar|denunciar) (este|su|tu) number",
                 f"(basta|ya estuvo|ya chole|chale|suficiente|para|paren|pare|parale|stop) con [tantos] {_LOS}"
                 " (message|text)",
             ),
@@ -354,6 +365,7 @@ CLEAR_PHRASES = _in_both_languages(
             ),
             "revoke-consent": (
                 "revoco [mi|el|mis] consentimiento",
+                "no (pedi|solicite|autorice|acepte) (estos|esto|los|sus|este|eso|ningun|ninguna|nada)",
                 "no [les|le|te] dar [mi|el] consentimiento",
                 "no (tienen|tiene|tienes) [mi] consentimiento",
                 "no autorizo",
@@ -375,6 +387,7 @@ STOP_REQUESTS = _in_both_languages(
                 "(stop|cancel) [all] (this|these|those)",
                 "knock it off",
                 "(go away|buzz off|back off|piss off|fuck off|f off|get lost|shut up|stfu)",
+                "give it a rest",
                 "(dont|do not) (text|message|contact|call)",
             ),
             # A complaint that is the whole text: "spam", "this is harassment", "reported as spam".
@@ -383,7 +396,11 @@ STOP_REQUESTS = _in_both_languages(
                 "(this is|thats|its|this) [so|such|straight up|literally] (spam|harassment)",
                 "(reported|reporting) [you|this|this number] [as spam|for spam]",
             ),
-            "no-more": ("no more", "(no more|enough) (of|with) (this|these|those|them|it)"),
+            "no-more": (
+                "no more",
+                "(no more|enough) (of|with) (this|these|those|them|it)",
+                "no (text|message|call|notification)",
+            ),
             "not-interested": (
                 "(not|no longer) interested",
                 "(not|no longer) interested in (this|it|that|any of this|playing|this game|your game)",
@@ -428,7 +445,12 @@ STOP_REQUESTS = _in_both_languages(
                 "no quiero saber nada",
                 "no quiero saber nada de (eso|ustedes|este juego|su juego)",
             ),
-            "remove-me": ("sacame", "borralo", "borra", "[me] quiero salir"),
+            "remove-me": ("sacame", "borralo", "borra", "[me] quiero salir", "salir"),
+            "complaint": (
+                "acoso",
+                "(esto es|es) (acoso|spam)",
+                "(los|te|lo|la) voy a (denunciar|reportar|demandar)",
+            ),
             "block-number": ("bloqueado", "(los|las|te|les) [voy a] bloquea"),
             "wrong-number": ("se equivocaron",),
         },
@@ -469,6 +491,7 @@ COURTESY = _in_both_languages(
             "": (
                 "(please|kindly|respectfully|cheers|bye|goodbye)",
                 "(appreciate it|appreciated|much appreciated|thanks|thank you|and thanks|and thank you)",
+                "(thanks|thank you) anyway",
                 "no (thanks|thank you)",
                 "(now|right now|rn|already|asap|immediately|again|anymore|any more|ever)",
                 "(all|ok|sorry|seriously|really|for real|fr|ffs|omg|wtf|god|me|hey|hi|hello)",

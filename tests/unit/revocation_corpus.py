@@ -51,6 +51,9 @@ TUNING = (
     # Round 3's second probe, scored on first contact after the first probe was read.
     ("tuning en 6", "revocation_tuning_en_6"),
     ("tuning es 5", "revocation_tuning_es_5"),
+    # Round 3's third probe, scored on first contact after the second was read.
+    ("tuning en 7", "revocation_tuning_en_7"),
+    ("tuning es 6", "revocation_tuning_es_6"),
 )
 # Sets written blind and not yet measured: a new one is added here, measured once with
 # --held-out, then moved to TUNING.

@@ -443,8 +443,8 @@ def test_the_bots_company_addressed_first_is_no_third_party(word: str) -> None:
 
 @pytest.mark.parametrize("word", ["voy", "vas", "va", "vamos", "van", "ir"])
 def test_a_after_going_to_names_no_one(word: str) -> None:
-    assert opts_out(f"los {word} a reportar, dejen de escribir")
-    assert not opts_out("los mando a reportar, dejen de escribir")  # "reportar" may be a player here
+    assert opts_out(f"los {word} a acusar, dejen de escribir")
+    assert not opts_out("los mando a acusar, dejen de escribir")  # "acusar" may be a player here
 
 
 def test_a_and_que_name_a_third_party_only_in_spanish() -> None:
@@ -661,3 +661,65 @@ def test_the_second_reading_and_the_splitting_cost_a_bounded_number_of_look_ups_
     assert CountingIntents.lookups <= revocation_signals.LONGEST_INTENT * (words + 1)
     assert (CountingIntents.lookups >= words) == reads_intents
     assert 0 < CountingLexicon.lookups <= len(text) * revocation._LONGEST_KNOWN_WORD
+
+
+# --- The third probe's kinds ----------------------------------------------------------------------
+
+THIRD_PROBE_PHRASES = {
+    "never agreed to": "I never agreed to receive these",
+    "never subscribed to": "i never subscribed to this",
+    "fcc": "I will file a complaint with the FCC",
+    "tcpa": "you are breaking the tcpa",
+    "ftc": "reporting this to the ftc",
+    "file a complaint": "I will file a complaint",
+    "why are you still text": "why are you still texting me",
+    "why do you keep text": "why do you keep texting me",
+    "take my name off": "please take my name off",
+    "no pedi estos": "no pedí estos mensajes",
+    "no solicite esto": "no solicité esto",
+    "si no paren": "los voy a denunciar si no paren",
+    "voy a reportar este number": "voy a reportar este número",
+}
+
+
+@pytest.mark.parametrize(("phrase", "text"), THIRD_PROBE_PHRASES.items())
+def test_each_phrase_the_third_probe_added_is_an_opt_out(phrase: str, text: str) -> None:
+    assert holds(text, phrase), words_of(text)
+    assert opts_out(text)
+
+
+THIRD_PROBE_STOP_REQUESTS = {
+    "give it a rest": "give it a rest",
+    "no text": "no texts please",
+    "no message": "no messages",
+    "no call": "no calls",
+    "no notification": "no notifications",
+    "salir": "salirme",
+    "acoso": "acoso",
+    "esto es acoso": "esto es acoso",
+    "es spam": "es spam",
+    "te voy a denunciar": "te voy a denunciar",
+    "los voy a demandar": "los voy a demandar",
+}
+
+
+@pytest.mark.parametrize(("phrase", "text"), THIRD_PROBE_STOP_REQUESTS.items())
+def test_each_stop_request_the_third_probe_added_is_an_opt_out_on_its_own_but_not_with_the_game(
+    phrase: str, text: str
+) -> None:
+    assert holds(text, phrase), words_of(text)
+    assert opts_out(text)
+    assert not opts_out(f"{text} rock")
+
+
+def test_thanks_anyway_is_courtesy_and_the_no_entry_sign_is_no() -> None:
+    assert opts_out("not interested, thanks anyway")
+    assert not opts_out("not interested, thanks zorblax")
+    assert words_of("\N{NO ENTRY SIGN} texts") == ["no", "text"]
+    assert opts_out("\N{NO ENTRY SIGN} texts")
+
+
+@pytest.mark.parametrize("order", ["bórrenme", "sáquenme", "déjenme en paz", "párale"])
+def test_no_negation_governs_a_spanish_order_with_its_pronoun_after_the_verb(order: str) -> None:
+    assert opts_out(f"no sé jugar ni quiero, {order}")
+    assert not opts_out("no sé jugar ni quiero, paren")  # "ni quiero paren": the negation reaches it
