@@ -125,6 +125,10 @@ _SPLIT_LEXICON = frozenset(word for word in _KNOWN_WORDS if len(word) >= 2 and w
 # An English word made of a stop word and an affix is one word: `unstoppable`, `unendable`.
 _AFFIXED = re.compile(r"un\w*|\w*(able|ably|ible)")
 _LONGEST_KNOWN_WORD = max(len(word) for word in _SPLIT_LEXICON)
+# The stop words as people type them (`dejenme`, `saquenme`, `no`): a word holding none is not split.
+_STOPS_AS_TYPED = tuple(
+    sorted(word for word in _SPLIT_LEXICON if SPELLINGS.get(word, word) in vocabulary.INTENT_WORDS)
+)
 
 
 def _vocabulary(spellings: Mapping[str, str], language: Language) -> frozenset[str]:
@@ -199,9 +203,9 @@ def _joined(words: list[str]) -> list[str]:
 def _run_together(word: str) -> list[str] | None:
     """The words a word the lists do not know is, run together, if one of them asks to stop and
     none names a move or the contest; each as the word it stands for."""
-    parts = (
-        None if _AFFIXED.fullmatch(word) else split_run_together(word, _SPLIT_LEXICON, _LONGEST_KNOWN_WORD)
-    )
+    if _AFFIXED.fullmatch(word) or not any(stop in word for stop in _STOPS_AS_TYPED):
+        return None  # most words no list knows hold no stop word: names, other words, noise
+    parts = split_run_together(word, _SPLIT_LEXICON, _LONGEST_KNOWN_WORD)
     if parts is None:
         return None
     meant = [_as_meant(part) for part in parts]
@@ -306,7 +310,8 @@ def _aimed_intent(words: list[str], game_words_before: list[int]) -> Meaning | N
             or _is_negated(words, start, meaning.language)
             or _is_asked_of_a_third_party(words, start, meaning)
             or _says_what_you_do(words, start, meaning.language)
-            or _names_someone_after(words, end, meaning)
+            # "stop pinging me bob": "me" is courtesy before a name, as after a phrase
+            or _names_someone_after(words, end - 1 if words[end - 1] in ("me", "us") else end, meaning)
             or any(word in vocabulary.UNTIL for word in words[end : end + _REACH])
             or _sounds_playful(words[near[0] : near[1]])
         )
@@ -385,7 +390,11 @@ def _stop_request(words: list[str]) -> Meaning | None:
         if (
             head is not None
             and head.rule
-            and words[start_of_the_rest] in vocabulary.CLAUSE_STARTS
+            and (
+                words[start_of_the_rest] in vocabulary.CLAUSE_STARTS
+                # "STOP!!! This is my dad's phone": "this" starts a clause only with its verb
+                or tuple(words[start_of_the_rest : start_of_the_rest + 2]) in vocabulary.CLAUSE_STARTING_PAIRS
+            )
             and words[start_of_the_rest - 1] not in vocabulary.NOT_BEFORE_A_CLAUSE
         ):
             return head

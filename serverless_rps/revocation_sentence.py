@@ -14,6 +14,7 @@ __all__ = [
     "ADDRESSEES",
     "AFFIRMATIVE_ORDERS",
     "BETWEEN_NEGATION_AND_STOP",
+    "CLAUSE_STARTING_PAIRS",
     "CLAUSE_STARTS",
     "COMPLETE_PHRASE_ENDS",
     "FROM_OR_WITH",
@@ -81,10 +82,13 @@ MODIFIERS = frozenset(
 # After a stop request that starts a text, a word that starts a new clause: "stop, I never..."
 CLAUSE_STARTS = frozenset(
     {"i", "im", "ive", "id", "ill", "you", "youre", "we", "thats", "its", "who", "whos", "whoever"}
-    # "stop, this isn't my phone", "stop, not my number"
-    | {"this", "isnt", "not"}
+    # "stop, isnt funny", "stop, not my number"
+    | {"isnt", "not"}
     | {"someone", "somebody", "nobody", "how", "why", "idk", "or", "yo", "esto", "eso", "quien"}
 )
+# Two words that start a clause where the first alone may be the stop's object ("stop this"):
+# "stop, this is my dad's phone", "quit, this was never mine".
+CLAUSE_STARTING_PAIRS = frozenset({("this", "is"), ("this", "isnt"), ("this", "was"), ("this", "aint")})
 # A stop word that is also a preposition, so no stop before a clause: "para eso practiqué".
 NOT_BEFORE_A_CLAUSE = frozenset({"para"})
 # Someone other than the texter or the bot: "make him stop", "que ella pare".

@@ -71,6 +71,18 @@ REVOCATIONS = (
 )
 
 GAME_TALK = (
+    # A precision probe written after the third probe was read, game talk only: none of these 12
+    # was taken on first contact.
+    "no quiero jugar con luis",
+    "no me mandes más retos luis",
+    "ya no me mandes piedra",
+    "cómo salgo de la partida con luis",
+    "cómo cancelo el reto",
+    "deja de mandarme retos luis",
+    "ya no quiero revancha",
+    "apaga el temporizador",
+    "dile a luis que pare de escribir",
+    "luis ya párale",
     "no quiero jugar con luis, es tramposo",
     "ya no quiero jugar contra luis",
     "alto, era piedra",
