@@ -12,9 +12,8 @@ word by word, not with a model. A text is read as command keywords are
 (`don't` is `dont`); every other non-letter separates words. Each word is then read as the word
 it stands for: people's spellings (`txt`, `msgs` -> `text`, `message`; `porfa`, `xfa` ->
 `porfavor`; `escríbanme`, `mándame` -> `escribir`), its shapes (`STOPPPP`, `st0p` -> `stop`) and
-a typo of a key word (`remvoe` -> `remove`), so that a word the lists know is known however it is
-typed. Punctuation never decides: people leave it out ("this is harassment stop"), and a rule
-that needed it would miss them.
+a typo of a key word (`remvoe` -> `remove`); words run together are split (`stoptexting`) and a
+key word split in two joined (`un subscribe`). Punctuation never decides: people leave it out.
 
 What asks to stop:
 
@@ -24,7 +23,9 @@ What asks to stop:
 - a **stop request** ("stop", "quit it", "no more", "remove me", "alto", "basta", "sáquenme")
   whose only company is courtesy and address words ("please", "now", "bro"; "ya", "porfa",
   "amigo"), as the whole text, as its end ("this is so annoying, stop") or as its start before a
-  new clause ("stop it, I'm done with this game").
+  new clause ("stop it, I'm done with this game");
+- else, the **second reading** (`revocation_signals.py`): a stop intent aimed at the texts or the
+  sender ("quit blowing up my phone", "make the texts stop", "¿cómo me salgo?").
 
 What outweighs it (the game signals):
 
@@ -44,16 +45,12 @@ What outweighs it (the game signals):
   or start a new clause, and "para" starts none: "para eso practiqué"); a command's shape (`nick
   unsubscribe`, `apodo desuscribir`).
 
-A third party is a word that may be a nickname (one no list of the words knows: `bob`, not `this`,
-`spam`, `annoying` or `sick`) in the place a name takes: first, after "tell", "make", "dile a"...,
-or after a complete phrase at the end or before a new clause. The words a stop request may keep
-as company are reserved from nicknames (`revocation_words.RESERVED_WORDS`, read by
-`parsing.is_valid_nickname`), so "stop bro" and "stop please" never name a player. The words
-themselves, in both languages, are in `revocation_words.py`; this module reads a text and weighs
-them.
-
-Matching looks words up in tables, a bounded number of times per word: a 1,600-character text
-costs a few tens of thousands of look-ups at most, and no pattern can backtrack.
+A third party is a word that may be a nickname (one no list knows: `bob`, not `this` or `sick`)
+in the place a name takes: first, after "tell", "make", "dile a"..., or after a complete phrase at
+the end or before a new clause. The words a stop request may keep as company are reserved from
+nicknames (`revocation_words.RESERVED_WORDS`), so "stop bro" never names a player. The words are
+in `revocation_words.py` and `revocation_sentence.py`; this module reads a text and weighs them.
+Matching looks words up in tables a bounded number of times per word; no pattern can backtrack.
 """
 
 from __future__ import annotations
