@@ -128,13 +128,13 @@ SPANISH_SPELLINGS: Mapping[str, str] = {
     "borralo": "borrenlo borrelo borrala borrenla eliminalo eliminenlo eliminelo",
     "borra": "borren borre borrar elimina eliminen elimine eliminar quita quiten quite quitar olvida "
     "olviden olvide olvidar",
-    "bloquea": "bloqueen bloquee bloquear",
+    "bloquea": "bloqueen bloquee bloquear bloqueo",
     "desactiva": "desactiven desactive desactivar desactivo desactivame desactivenme",
     "apaga": "apaguen apague apagar apago",
     "desuscribir": "desuscribirme desuscribanme desuscribame desuscribeme desuscriban desuscribo "
     "desuscribirse desinscribir desinscribirme desinscribanme "
     "desuscrivanme desuscrivirme desuscrivir desuscrivame",
-    "dar": "darme denme dame den dan da deme darnos doy",
+    "dar": "darse darme denme dame den dan da deme darnos doy",
     "cancelar": "cancelo kancelar kanselar cancela cancelen cancele anular anula anulen anule",
     "suscripcion": "suscripciones",
     "revoco": "retiro revocar retirar",

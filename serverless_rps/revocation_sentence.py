@@ -129,6 +129,7 @@ INTERJECTIONS = frozenset(
     # Who the text is addressed to when it is the bot's company, not a player: "hey company, stop
     # texting me", "Attention RPS team", "mano, ya deja de escribirme", "acho, ya no me escriban".
     | {"attention", "company", "team", "bot", "rps", "dear", "whoever", "staff", "admin", "support"}
+    | {"shh", "sh", "ahh", "argh"}
     | {"mano", "acho", "diache", "chale", "carnal", "compadre", "hermano", "senores", "equipo", "empresa"}
 )
 # Last words of clear phrases that complete them, so that a word after one is a name, not an
@@ -166,6 +167,7 @@ FUNCTION_WORDS: Mapping[Language, frozenset[str]] = {
         # Complaints, greetings and ways of asking before a request: "qué fastidio, alto", "quisiera
         # darme de baja", "no soy la persona que buscan, dejen de escribir".
         | {"quisiera", "necesito", "queremos", "agradeceria"}
+        | {"molestos", "molesto", "molesta", "molestas", "pesados", "latosos", "fastidiosos"}
         | {"fastidio", "molestia", "lata", "harto", "harta", "hartos", "cansado", "cansada", "acoso"}
         | {"reportado", "basura", "oigan", "miren", "disculpe", "perdon", "buenas", "bueno", "pues"}
     ),

@@ -18,6 +18,17 @@ from dataclasses import dataclass
 from itertools import product
 from typing import Literal
 
+from serverless_rps.revocation_game import (
+    AND_OR,
+    COMMANDS_WITH_AN_ARGUMENT,
+    CONTEST_WORDS,
+    ENGLISH_MOVES,
+    LAUGHTER,
+    NAME_WITH_DIGITS_OR_UNDERSCORE,
+    NICKNAME_SHAPE,
+    SPANISH_GAME_WORDS,
+    SPANISH_MOVES,
+)
 from serverless_rps.revocation_sentence import (
     ADDRESSEES,
     AFFIRMATIVE_ORDERS,
@@ -46,7 +57,6 @@ from serverless_rps.revocation_sentence import (
     VERBS_OF_A_PERSON,
     VERBS_OF_A_THING,
 )
-from serverless_rps.rules import Move
 
 __all__ = [
     "ADDRESSEES",
@@ -103,25 +113,6 @@ __all__ = [
 ]
 
 Language = Literal["en", "es"]
-
-# The Spanish game's words, in one place: the classifier reads texts built from them as game talk,
-# and the Spanish commands are to be read from them. Keys are the English commands.
-SPANISH_GAME_WORDS: Mapping[str, frozenset[str]] = {
-    "throw": frozenset({"jugar", "tirar"}),
-    "nick": frozenset({"apodo"}),
-    "games": frozenset({"partidas"}),
-    "score": frozenset({"puntos"}),
-    "top": frozenset({"top"}),
-    "again": frozenset({"otra"}),
-    "help": frozenset({"ayuda"}),
-    "language": frozenset({"idioma"}),
-}
-SPANISH_MOVES: Mapping[str, Move] = {
-    "piedra": Move.ROCK,
-    "papel": Move.PAPER,
-    "tijera": Move.SCISSORS,
-    "tijeras": Move.SCISSORS,
-}
 
 # --- The rules' notation --------------------------------------------------------------------------
 
@@ -227,6 +218,8 @@ CLEAR_PHRASES = _in_both_languages(
                 f"not {_CONTACTING} {_TO_ME} (anymore|any more|again|ever again)",
                 f"(not|no longer) allowed to {_CONTACTING} {_TO_ME}",
                 f"(appreciate it|prefer it|rather) [if] you (didnt|did not|wouldnt|stopped) {_CONTACTING}",
+                f"mind not {_CONTACTING} {_TO_ME}",
+                "(appreciate it|appreciate) if you (stopped|would stop|could stop)",
                 "(dont|do not|never) send [me] (anything|any more|anymore|nothing|stuff)",
             ),
             "do-not-want-texts": (
@@ -245,6 +238,7 @@ CLEAR_PHRASES = _in_both_languages(
                 "leave (me|us|this number|my number|my phone) [the hell|the heck|the f|the fuck] alone",
                 "leave (me|us) be",
                 "leave me in peace",
+                "leave (me|us|my number) out of (this|it|these|your)",
                 "(let|lemme) [me] alone",
                 "lemme be",
                 "(be|been|being|get|left) left alone",
@@ -259,9 +253,20 @@ CLEAR_PHRASES = _in_both_languages(
                 "(cancel|close|deactivate) my account",
             ),
             "cancel-subscription": ("(cancel|end|terminate) [my|the|this] (subscription|subscriptions)",),
+            # Tired of the texts: "sick of these texts", "I'm so over these messages".
+            "fed-up": (
+                "(tired|sick|done|over|fed up) [of|with] (these|the|your|all these|all the|all your|this)"
+                f" {_KIND_OF_TEXT} (text|message|call|notification|spam)",
+                "(blowing|blew) up my (phone|cell)",
+            ),
+            "want-nothing": (
+                "want (nothing to do with|no part of) (this|it|you|any of this|these|your)",
+                "(never|dont|do not) want to hear from you",
+            ),
             "wrong-number": (
                 "wrong number",
                 "wrong person",
+                "(not|isnt) the right (number|person)",
                 "(not|isnt|aint) (my|our) (number|phone)",
                 "wrong (guy|girl|man|lady|contact|phone)",
             ),
@@ -308,12 +313,14 @@ CLEAR_PHRASES = _in_both_languages(
         {
             "stop-texting": (
                 # "deja de escribirme", "para ya de mandarme", Spanglish "stop mandando textos".
-                "(deja|para|paren|pare|parar|parale|detener|stop) [ya] de (escribir|recibir)",
+                "(deja|para|paren|pare|parar|parale|detener|stop) [ya] de [estar|andar|seguir]"
+                " (escribir|recibir)",
+                "para [ya] no recibir",
                 "stop escribir",
                 # The messages as the object: "detengan los mensajes", "alto a los mensajes", "basta con".
                 f"(paren|pare|parale|detener|cancelar) {_LOS} (message|text|notificaciones|llamadas)",
                 "stop (los|tus|sus|estos|esos|todos los) (message|text)",
-                f"(alto|stop) a {_LOS} (message|text)",
+                f"(alto|stop|bajale|bajenle|parale) a {_LOS} (message|text)",
                 "que (paren|parale)",
                 # A threat is a request: "los voy a denunciar si no paren".
                 "si no (paren|pare|parale|dejan|deja)",
@@ -326,7 +333,7 @@ CLEAR_PHRASES = _in_both_languages(
                 "no [me|nos] vuelvas a escribir",
                 "nunca [mas] [me|nos] escribas",
                 "no quiero que [me|nos] [sigas|sigan] (escribas|escribir)",
-                "no [me|nos] (sigas|sigan|siga) escribir",
+                "no [me|nos] (sigas|sigan|siga|esten|estes|anden|andes|ande) escribir",
                 "(favor de|por favor|porfavor|pido|pedimos) [ya] no escribir",
             ),
             "do-not-want-texts": (
@@ -338,6 +345,7 @@ CLEAR_PHRASES = _in_both_languages(
             "no-more-texts": (
                 "(no mas|basta de|basta ya de) [los|tus|sus|estos] (message|text)",
                 "ni un (message|text) mas",
+                "no aguanto [mas] [los|tus|sus|estos|tantos] (message|text)",
                 "(harto|harta|hartos|hartas|cansado|cansada) (de|con) [los|tus|sus|estos|tantos]"
                 " (message|text)",
             ),
@@ -345,6 +353,7 @@ CLEAR_PHRASES = _in_both_languages(
             "delete-my-number": (
                 f"{_BORRA} (mi|este|el) number",
                 "(olvidate|olvidense|olvidese) de (mi|este) number",
+                "no (usen|use|uses|usan) (mi|este) number",
             ),
             "delete-my-data": (
                 f"{_BORRA} [toda|todos] (mi|mis) (datos|informacion|info|contacto|cuenta|registro)",
@@ -359,7 +368,8 @@ CLEAR_PHRASES = _in_both_languages(
             "unsubscribe": ("dar de baja", "desuscribir", "(solicito|pido|quiero) [la|mi] baja"),
             "cancel-subscription": ("cancelar [mi|la|su|esta] suscripcion",),
             "wrong-number": (
-                "no soy (la persona|el que|la que|quien)",
+                "no soy (la persona|esa persona|el que|la que|quien)",
+                "no es de (esa|la|esta) persona",
                 "no es mi (number|telefono|celular|cel)",
                 "(number|persona) equivocado",
                 "equivocaron de (number|persona)",
@@ -367,7 +377,9 @@ CLEAR_PHRASES = _in_both_languages(
             ),
             "revoke-consent": (
                 "revoco [mi|el|mis] consentimiento",
-                "no (pedi|solicite|autorice|acepte) (estos|esto|los|sus|este|eso|ningun|ninguna|nada)",
+                "(no|nunca) (pedi|solicite|autorice|acepte)"
+                " (estos|esto|los|sus|este|eso|ningun|ninguna|nada)",
+                "(no|nunca) me (suscribi|inscribi|registre)",
                 "no [les|le|te] dar [mi|el] consentimiento",
                 "no (tienen|tiene|tienes) [mi] consentimiento",
                 "no autorizo",
@@ -383,7 +395,7 @@ STOP_REQUESTS = _in_both_languages(
         "en",
         {
             "stop-courtesy": (
-                "(stop|stopall|revoke|quit|end|cancel|halt|cease|discontinue|enough)",
+                "(stop|stopall|revoke|quit|end|cancel|halt|cease|discontinue|enough|desist)",
                 "(stop|quit) it",
                 "cut it out",
                 "(stop|cancel|end) [all] (this|these|those)",
@@ -405,6 +417,9 @@ STOP_REQUESTS = _in_both_languages(
             ),
             "not-interested": (
                 "(not|no longer) interested",
+                "(no|zero) interest",
+                "(no|zero) interest in (this|it|these|that)",
+                "uninterested",
                 "(not|no longer) interested in (this|it|that|any of this|playing|this game|your game)",
             ),
             "do-not-want-texts": (
@@ -435,17 +450,22 @@ STOP_REQUESTS = _in_both_languages(
                 "(alto|para|parar|pare|paren|parale|detener|basta|baja|cancelar)",
                 "(alto|paren|pare|parale|detener|basta|cancelar) [todo] (esto|eso)",
                 "ya (estuvo|chole)",
+                "ya estuvo (bueno|suave|bien)",
+                "me (tienen|tiene|tienes) (harto|harta|hartos|hartas)",
             ),
             "no-more": ("no mas",),
             "not-interested": (
                 "no (me|nos) interesa",
                 "no (me|nos) interesa (jugar|su juego|tu juego|este juego|el juego)",
+                "no (me|nos) interesa (nada|nada de esto|nada de eso|esto|eso)",
+                "(para nada|nada) me interesa",
                 "no (estoy|estamos) (interesado|interesada|interesados|interesadas)",
             ),
             "do-not-want-texts": (
                 "no quiero (nada|esto|eso|participar)",
                 "no quiero saber nada",
                 "no quiero saber nada de (eso|ustedes|este juego|su juego)",
+                "no quiero saber [mas] de (esto|ustedes|este juego|su juego)",
             ),
             "remove-me": ("sacame", "borralo", "borra", "[me] quiero salir", "salir"),
             "complaint": (
@@ -525,36 +545,7 @@ COURTESY = _in_both_languages(
 # sentences about the game ("when does it end", "alice rage quit").
 NOT_AT_THE_END = frozenset({("end",), ("quit",)})
 
-# --- Game signals ---------------------------------------------------------------------------------
-
-# A move or the contest: a text that names them is about the game.
-CONTEST_WORDS = frozenset(
-    {"win", "wins", "winning", "won", "winner", "lose", "loses", "losing", "lost", "loser", "beat"}
-    | {"beats", "beating", "beaten", "cheat", "cheats", "cheating", "cheated", "cheater", "rematch"}
-    | {"leaderboard", "leaders", "scoreboard", "score", "scores", "top", "rank", "ranking", "ranked"}
-    | {"points", "gg", "challenge", "challenges", "challenged", "challenging", "opponent", "streak"}
-    | {"throw", "throws", "threw", "move", "moves"}
-    | {"gano", "gana", "ganas", "ganan", "ganar", "gane", "ganaste", "ganando", "ganador", "pierdo"}
-    | {"pierde", "pierdes", "perder", "perdi", "perdiste", "perdio", "perdiendo", "perdedor", "trampa"}
-    | {"trampas", "tramposo", "tramposa", "revancha", "reto", "retos", "retar", "puntos", "puntaje"}
-    | {"jugada", "jugadas", "tirar", "tira", "tiro", "tire", "tiras"}
-)
-LAUGHTER = frozenset({"lol", "lolol", "lmao", "lmfao", "rofl", "xd"})
-# `nick unsubscribe`, `apodo baja`, `ayuda alto`: a command word and its argument, in either
-# language (parsing reads the English ones first; the Spanish ones are SPANISH_GAME_WORDS).
-COMMANDS_WITH_AN_ARGUMENT = frozenset(
-    {"nick", "name", "t", "play", "again", "help", "lang"}
-) | frozenset().union(
-    *(SPANISH_GAME_WORDS[command] for command in ("throw", "nick", "again", "help", "language"))
-)
-NICKNAME_SHAPE = re.compile(r"[a-z0-9_]{3,15}")  # parsing's nickname alphabet, casefolded
-# Between the moves in the game's name: "rock, paper and scissors", "piedra, papel o tijera".
-AND_OR = frozenset({"and", "or", "n", "y", "o"})
-NAME_WITH_DIGITS_OR_UNDERSCORE = re.compile(r"[a-z]+[0-9]+|\w*_\w*")
-ENGLISH_MOVES = frozenset(
-    move.value[:length] for move in Move for length in range(3, len(move.value) + 1)
-) | frozenset({"rocks", "papers"})
-
+# --- Game signals: in revocation_game.py, re-exported here ---------------------------------------
 
 # --- The sentence around a stop: in revocation_sentence.py, re-exported here ---------------------
 

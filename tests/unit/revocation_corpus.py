@@ -54,6 +54,9 @@ TUNING = (
     # Round 3's third probe, scored on first contact after the second was read.
     ("tuning en 7", "revocation_tuning_en_7"),
     ("tuning es 6", "revocation_tuning_es_6"),
+    # Round 3's fourth probe, harder on purpose, scored on first contact after the third was read.
+    ("tuning en 8", "revocation_tuning_en_8"),
+    ("tuning es 7", "revocation_tuning_es_7"),
 )
 # Sets written blind and not yet measured: a new one is added here, measured once with
 # --held-out, then moved to TUNING.

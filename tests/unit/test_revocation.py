@@ -38,6 +38,9 @@ KNOWN_MISREADINGS = {
     # request and a name that ends the text ("stop texting me bob"), since any other word there
     # ("stop texting me at work") is more often the request's own.
     "no me escribas cosas feas bob": "game talk taken",
+    # A name's possessive before "phone": no list can know the name, and reading "not X's phone"
+    # for any X would read "that's not my game phone" and "isn't bob's phone cool" too.
+    "this isn't alice's phone anymore": "missed",
 }
 
 
@@ -62,11 +65,15 @@ def test_game_talk_and_other_text_are_not_opt_outs(text: str) -> None:
     assert not isinstance(parse(text), OptOut)
 
 
-@pytest.mark.parametrize("text", KNOWN_MISREADINGS)
-def test_a_known_misreading_is_still_misread_and_in_a_tuning_set(text: str) -> None:
-    game_talk = [text for tuning in TUNING_SETS for text in tuning.GAME_TALK]
-    assert text in game_talk
-    assert isinstance(parse(text), OptOut)
+@pytest.mark.parametrize(("text", "misreading"), KNOWN_MISREADINGS.items())
+def test_a_known_misreading_is_still_misread_and_in_a_tuning_set(text: str, misreading: str) -> None:
+    if misreading == "missed":
+        assert text in [text for tuning in TUNING_SETS for text in tuning.REVOCATIONS]
+        assert not isinstance(parse(text), OptOut)
+    else:
+        assert misreading == "game talk taken"
+        assert text in [text for tuning in TUNING_SETS for text in tuning.GAME_TALK]
+        assert isinstance(parse(text), OptOut)
 
 
 def test_a_held_out_set_is_read_with_at_least_98_percent_recall_and_no_game_talk_taken() -> None:

@@ -148,7 +148,7 @@ BETWEEN = {
     "from": "mute from this bot",
     "on": "mute on my phone",
     "to": "stop pinging to my phone",
-    "up": "quit blowing up my phone",
+    "up": "quit hitting up my phone",
     "in": "not interested in the messages",
     "a": "mute a phone",
     "an": "mute an inbox",
@@ -738,3 +738,77 @@ def test_thanks_anyway_is_courtesy_and_the_no_entry_sign_is_no() -> None:
 def test_no_negation_governs_a_spanish_order_with_its_pronoun_after_the_verb(order: str) -> None:
     assert opts_out(f"no sé jugar ni quiero, {order}")
     assert not opts_out("no sé jugar ni quiero, paren")  # "ni quiero paren": the negation reaches it
+
+
+# --- The fourth probe's kinds ---------------------------------------------------------------------
+
+FOURTH_PROBE_PHRASES = {
+    "mind not text me": "would you mind not texting me",
+    "appreciate it if you stopped": "i'd appreciate it if you stopped",
+    "leave me out of this": "leave me out of this",
+    "sick of these text": "sick of these texts",
+    "tired of the message": "I'm tired of the messages",
+    "done with these text": "so done with these texts",
+    "over these message": "I'm so over these messages",
+    "fed up with your text": "fed up with your texts",
+    "blowing up my phone": "you're blowing up my phone",
+    "want nothing to do with this": "i want nothing to do with this",
+    "want no part of this": "I want no part of this",
+    "never want to hear from you": "I never want to hear from you again",
+    "not the right number": "this is not the right number",
+    "deja de estar escribir": "dejen de estar mandando mensajes",
+    "para ya no recibir": "¿cómo le hago para ya no recibir esto?",
+    "bajale a los message": "ya bájale a los mensajes",
+    "no me esten escribir": "ya no me estén mandando mensajes",
+    "no me anden escribir": "no me anden mandando mensajes",
+    "no aguanto tantos message": "ya no aguanto tantos mensajes",
+    "no usen mi number": "ya no usen mi número",
+    "no soy esa persona": "yo no soy esa persona",
+    "no es de esa persona": "este número ya no es de esa persona",
+    "nunca pedi esto": "yo nunca pedí esto",
+    "no me suscribi": "no me suscribí a nada",
+}
+
+
+@pytest.mark.parametrize(("phrase", "text"), FOURTH_PROBE_PHRASES.items())
+def test_each_phrase_the_fourth_probe_added_is_an_opt_out(phrase: str, text: str) -> None:
+    assert holds(text, phrase), words_of(text)
+    assert opts_out(text)
+
+
+FOURTH_PROBE_STOP_REQUESTS = {
+    "desist": "desist",
+    "no interest": "no interest",
+    "no interest in this": "I have no interest in this",
+    "uninterested": "uninterested",
+    "ya estuvo bueno": "ya estuvo bueno",
+    "me tienen harta": "me tienen harta",
+    "no me interesa nada de esto": "no me interesa nada de esto",
+    "para nada me interesa": "para nada me interesa",
+    "no quiero saber de ustedes": "ya no quiero saber de ustedes",
+    "los bloquea": "si siguen escribiendo los bloqueo",
+    "dar de baja": "darse de baja",
+}
+
+
+@pytest.mark.parametrize(("phrase", "text"), FOURTH_PROBE_STOP_REQUESTS.items())
+def test_each_stop_request_the_fourth_probe_added_is_an_opt_out_on_its_own_but_not_with_the_game(
+    phrase: str, text: str
+) -> None:
+    assert holds(text, phrase), words_of(text)
+    assert opts_out(text)
+    assert not opts_out(f"{text} rock")
+
+
+@pytest.mark.parametrize("word", ["shh", "sh", "ahh", "argh"])
+def test_a_hush_before_a_stop_is_no_name(word: str) -> None:
+    assert opts_out(f"{word} stop")
+    assert not opts_out("zorblax stop")
+
+
+@pytest.mark.parametrize(
+    "word", ["molestos", "molesto", "molesta", "molestas", "pesados", "latosos", "fastidiosos"]
+)
+def test_a_spanish_complaint_before_a_request_is_no_name(word: str) -> None:
+    assert opts_out(f"qué {word}, ya no escriban")
+    assert not opts_out("qué zorblax, ya no escriban")
