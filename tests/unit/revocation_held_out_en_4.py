@@ -250,6 +250,8 @@ GAME_TALK = (
     "play rock stopper",
     "throw rock stopwatch",
     "paper quitter",
+    "nick endgame",
+    "scissors endgame",
     "AGAIN paper",
     "again rock",
     "rematch scissors",
