@@ -1,6 +1,6 @@
 """Run every benchmark and write bench/results/latest.md and bench/results/latest.json.
 
-    python -m bench            # everything (about 20-30 minutes on 2 cores)
+    python -m bench            # everything (about 30-45 minutes on 2 cores)
     python -m bench --quick    # fewer configurations and repeats (a few minutes)
     python -m bench --only requests,cold_start   # re-run some sections, keep the others' results
 
@@ -19,6 +19,7 @@ from typing import Any
 from bench import (
     cold_path,
     cold_start,
+    contention,
     cost,
     handler_time,
     latency,
@@ -29,11 +30,21 @@ from bench import (
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
-SECTIONS = ("requests", "handler_time", "latency", "cold_path", "cold_start", "package_size", "cost")
+SECTIONS = (
+    "requests",
+    "handler_time",
+    "latency",
+    "contention",
+    "cold_path",
+    "cold_start",
+    "package_size",
+    "cost",
+)
 TITLES = {
     "requests": "DynamoDB requests and capacity units per message (in-process moto; units by AWS rules)",
     "handler_time": "Per-message handler time, scripted 1,000-message game (in-process moto; DynamoDB Local)",
     "latency": "End-to-end latency on the local stack",
+    "contention": "Contention, measured with real processes (DynamoDB Local, 10 ms waited a request)",
     "cold_path": "Cold path: import, build and answer one help, against bare boto3 + urllib",
     "cold_start": "Cold start (fresh interpreter per sample)",
     "package_size": "Deployment size",
@@ -43,6 +54,7 @@ COMMANDS = {
     "requests": "python -m bench.requests_per_command",
     "handler_time": "python -m bench.handler_time",
     "latency": "python -m bench.latency",
+    "contention": "python -m bench.contention",
     "cold_path": "python -m bench.cold_path",
     "cold_start": "python -m bench.cold_start",
     "package_size": "python -m bench.package_size",
@@ -75,6 +87,10 @@ def main() -> None:
         ),
         "handler_time": (lambda: handler_time.measure(quick=quick), handler_time.render),
         "latency": (lambda: latency.measure(quick=quick), latency.render),
+        "contention": (
+            lambda: contention.measure((1, 8) if quick else (1, 2, 4, 8), seconds=10 if quick else 20),
+            contention.render,
+        ),
         "cold_path": (lambda: cold_path.measure(repeats=5 if quick else 15), cold_path.render),
         "cold_start": (lambda: cold_start.measure(repeats=3 if quick else 7), cold_start.render),
         "package_size": (package_size.measure, package_size.render),

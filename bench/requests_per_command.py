@@ -14,6 +14,7 @@ from typing import Any
 
 from bench.capacity import CapacityMeter, Tally
 from bench.environment import NullSms, in_process_aws, sqs_event, sqs_record
+from serverless_rps.model import lobby_shard
 from serverless_rps.observability import logger
 from serverless_rps_local.dynamodb_local import DynamoDbEngine, DynamoDbLocal, selected_engine
 
@@ -27,6 +28,16 @@ NEWCOMER = "+15553000000"
 
 def _challenger(index: int) -> str:
     return f"+1555400{index:04d}"
+
+
+def _roommate(phone: str) -> str:
+    """A phone whose lobby throws wait in the same room as `phone`'s (model.lobby_shard): the one
+    a throw plays at once, without waiting for LOBBY_SWEEP_SECONDS."""
+    return next(
+        candidate
+        for candidate in (f"+1555700{index:04d}" for index in range(10_000))
+        if lobby_shard(candidate) == lobby_shard(phone)
+    )
 
 
 @dataclass(frozen=True)
@@ -86,6 +97,7 @@ def _measure_level(pending: int, dynamodb_endpoint: str | None) -> list[CommandR
         # (at least one, so there is a game to resolve).
         text(PLAYER, "nick player")
         text(OPPONENT, "nick opponent")
+        text(_roommate(OPPONENT), "nick roommate")
         for index in range(max(pending, 1)):
             text(_challenger(index), f"nick chal{index:04d}")
             text(_challenger(index), "throw rock player")
@@ -114,7 +126,7 @@ def _measure_level(pending: int, dynamodb_endpoint: str | None) -> list[CommandR
         # The player's last opponent is now chal0000: AGAIN throws at them (a throw that waits).
         row("again (rematch)", text(PLAYER, "again rock"))
         row("lobby throw that waits", text(OPPONENT, "throw rock"))
-        row("lobby throw that plays", text(_challenger(0), "paper"))
+        row("lobby throw that plays", text(_roommate(OPPONENT), "paper"))
         row("STOP", text(PLAYER, "stop"))
     return rows
 

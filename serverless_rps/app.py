@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +30,12 @@ __all__ = ["GameFunction", "build_game_function", "inbound_sms", "lambda_handler
 
 # A failed message comes back after at least this long, so a hot loop cannot form.
 _MIN_REDELIVERY_SECONDS = 1.0
+# A message that failed only for now (a contended lock, a lobby that kept changing, Twilio's 429)
+# is not poison: when its next failure would send it to the dead-letter queue, it goes back to the
+# queue as a new message instead, while it is younger than this since it reached us. Older, it
+# dead-letters as any other: an hour of failures is no race. template.yaml's completed records
+# outlive this plus both queues' retention (tests/unit/test_template.py).
+POSTPONE_WITHIN_SECONDS = 60 * 60
 
 
 def inbound_sms(record: Mapping[str, Any]) -> InboundSms:
@@ -57,18 +64,32 @@ def inbound_sms(record: Mapping[str, Any]) -> InboundSms:
         fields["Body"],
         record["messageId"],
         opt_out_type.strip().upper() if isinstance(opt_out_type, str) and opt_out_type.strip() else None,
-        _enqueued_at(record),
+        _received_at(record),
     )
 
 
-def _enqueued_at(record: Mapping[str, Any]) -> float | None:
-    """When the webhook put the message on the queue: SQS's SentTimestamp (ms), which a redrive
-    resets. None if the record does not say."""
-    sent = record.get("attributes", {}).get("SentTimestamp")
+def _received_at(record: Mapping[str, Any]) -> float | None:
+    """When the SMS reached the queue: SQS's SentTimestamp (ms), which a redrive resets, or the
+    earlier ReceivedAt a postponed copy carries (`GameFunction`). None if the record says neither."""
+    moments = [
+        record.get("attributes", {}).get("SentTimestamp"),
+        record.get("messageAttributes", {}).get("ReceivedAt", {}).get("stringValue"),
+    ]
+    seconds = []
+    for moment in moments:
+        try:
+            seconds.append(int(moment) / 1000)
+        except (TypeError, ValueError):
+            continue
+    return min(seconds, default=None)
+
+
+def _receives(record: Mapping[str, Any]) -> int:
+    """How many times SQS has delivered this message, this delivery included (1 if unknown)."""
     try:
-        return int(sent) / 1000 if sent is not None else None
+        return int(record.get("attributes", {}).get("ApproximateReceiveCount", 1))
     except (TypeError, ValueError):
-        return None
+        return 1
 
 
 @dataclass
@@ -76,11 +97,16 @@ class GameFunction:
     processor: MessageProcessor
     incoming: IncomingQueue
     dead_letters: DeadLetterQueue
+    # The incoming queue's maxReceiveCount (settings.max_receive_count), and the clock that ages
+    # a message: a failure for now is postponed rather than dead-lettered (POSTPONE_WITHIN_SECONDS).
+    max_receive_count: int = 8
+    clock: Callable[[], float] = time.time
 
     def handle_record(self, record: Mapping[str, Any]) -> None:
         """One SQS record of the event (Lambda's shape: messageId, receiptHandle, body, ...)."""
         try:
             sms = inbound_sms(record)
+            receives = _receives(record)  # this delivery's, for the postponing below
         except PoisonMessage as poison:
             # Kept, with the reason, and acknowledged: it must never block or loop.
             self.dead_letters.park(record.get("body") or "", str(poison), record["messageId"])
@@ -106,12 +132,32 @@ class GameFunction:
             raise
         except RetryLater as retry:
             outcome = "retry"
+            # Come back soon rather than after the whole visibility timeout, but never at once.
+            seconds = max(retry.retry_after or 0.0, _MIN_REDELIVERY_SECONDS)
+            first_reached_us = sms.enqueued_at if sms.enqueued_at is not None else self.clock()
+            young = self.clock() - first_reached_us < POSTPONE_WITHIN_SECONDS
+            if receives >= self.max_receive_count - 1 and young:
+                # Its next failure would dead-letter it, yet it failed only for now: send it back
+                # as a new message instead. The game deduplicates on the SMS id: the copy is the
+                # same message to it, and it keeps when the SMS first reached the queue.
+                try:
+                    copy = self.incoming.postpone(
+                        record.get("body") or "", delay_seconds=seconds, received_at=sms.enqueued_at
+                    )
+                except RetryLater as exc:
+                    logger.warning("could not send the message back to the queue", extra={"error": str(exc)})
+                else:
+                    outcome = "postponed"
+                    logger.warning(
+                        "message sent back to the queue as a new one: it failed only for now",
+                        extra={"reason": str(retry), "receives": receives, "copy": copy},
+                    )
+                    count("Postponed")
+                    return  # acknowledged: the copy on the queue carries it on
             logger.warning(
                 "message will be retried", extra={"reason": str(retry), "retry_after": retry.retry_after}
             )
             if retry.retry_after is not None and record.get("receiptHandle"):
-                # Come back soon rather than after the whole visibility timeout, but never at once.
-                seconds = max(retry.retry_after, _MIN_REDELIVERY_SECONDS)
                 try:
                     self.incoming.redeliver_in(record["receiptHandle"], seconds)
                 except RetryLater as exc:
@@ -147,7 +193,12 @@ def build_game_function(settings: GameSettings, session: boto3.session.Session |
     """The game function, from the parts the composition root builds (bootstrap.py)."""
     session = session or boto3.session.Session()
     queues = build_queues(settings, session)
-    return GameFunction(build_engine(settings, session).processor, queues.incoming, queues.dead_letters)
+    return GameFunction(
+        build_engine(settings, session).processor,
+        queues.incoming,
+        queues.dead_letters,
+        max_receive_count=settings.max_receive_count,
+    )
 
 
 @functools.cache

@@ -145,6 +145,7 @@ def build_engine(settings: GameSettings, session: boto3.session.Session) -> Engi
         settings.twilio.api_url,
         messaging_service_sid=settings.messaging_service_sid,
         status_callback_url=settings.status_callback_url,
+        validity_seconds=int(settings.reply_validity_seconds),
     )
     return build_processor(store, twilio, twilio, settings)
 

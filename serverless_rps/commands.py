@@ -17,14 +17,18 @@ from typing import Any, Protocol
 from serverless_rps import game, replies
 from serverless_rps.exceptions import StaleRead
 from serverless_rps.game import (
-    LEADERBOARD,
-    LOBBY,
+    LEADERBOARD_SHARDS,
+    LOBBY_SHARDS,
     Decision,
+    Leaderboard,
     Limits,
     Lobby,
     NicknameHolder,
     Player,
     SharedRecord,
+    board_shard,
+    board_shards,
+    lobby_shard,
 )
 from serverless_rps.parsing import (
     AnsweredByTwilio,
@@ -54,7 +58,7 @@ class Reads(Protocol):
 
     def get_players(self, phones: Sequence[str]) -> dict[str, Player]: ...
 
-    def get_shared(self, key: str) -> SharedRecord: ...
+    def get_shared(self, keys: Sequence[str]) -> Mapping[str, SharedRecord]: ...
 
 
 @dataclass(frozen=True)
@@ -66,8 +70,11 @@ class LookedUp:
     owner: str | None = None
     # The nickname key `owner` was looked up for: the locked owner must still hold it.
     nickname: str | None = None
-    # Shared records read without a lock (`top` reads the leaderboard and locks nothing but itself).
+    # Shared records read without a lock (`top` reads the leaderboard's shards and locks nothing but
+    # itself; a lobby throw reads the lobby's).
     shared: Mapping[str, SharedRecord] = field(default_factory=dict)
+    # The lobby shard a lobby throw plays in or waits in, chosen from what the read found.
+    lobby: str | None = None
     # The nickname's row as read (`nick`: its spelling names the look-alike that holds the key).
     holder: NicknameHolder | None = None
 
@@ -75,7 +82,7 @@ class LookedUp:
 @dataclass(frozen=True)
 class Needs:
     """What a command needs once its players are locked, as their records say: the shared records
-    to lock too (`game.LEADERBOARD`, `game.LOBBY`: their keys sort after every phone, so locking
+    to lock too (the leaderboard's and the lobby's shards: their keys sort after every phone, so locking
     them last keeps the one canonical order), and what to read without a lock."""
 
     lock: tuple[str, ...] = ()
@@ -108,7 +115,7 @@ class Facts:
         return self.locked[self.sender]
 
 
-def _reads_nothing(command: Any, sender: str, reads: Reads) -> LookedUp:
+def _reads_nothing(command: Any, sender: str, reads: Reads, now: float) -> LookedUp:
     return LookedUp()
 
 
@@ -125,7 +132,7 @@ class CommandSpec[C]:
     """One command's needs, as hooks the processor runs in this order, the same for every command
     (processing.MessageProcessor._apply_command reads top to bottom the same way):
 
-      1. look_up(command, sender, reads)    before any lock: lock-free reads (a nickname's owner,
+      1. look_up(command, sender, reads, now)  before any lock: lock-free reads (a nickname's owner,
                                             the lobby), and the phones to lock besides the sender
          -- lock the sender and LookedUp.lock, in ascending phone order --
       2. needs(command, facts)              the players are locked (facts.locked): which shared
@@ -141,7 +148,7 @@ class CommandSpec[C]:
     """
 
     decide: Callable[[C, Facts], Decision]
-    look_up: Callable[[C, str, Reads], LookedUp] = _reads_nothing
+    look_up: Callable[[C, str, Reads, float], LookedUp] = _reads_nothing
     needs: Callable[[C, Facts], Needs] = _needs_nothing
     check: Callable[[C, Facts], None] = _nothing_to_check
     erases_sender: bool = False
@@ -174,7 +181,10 @@ def _opponent(facts: Facts) -> Player | None:
 
 def _leaderboard_if_it_resolves(command: object, facts: Facts) -> Needs:
     # The locks on both players freeze whether it resolves: a throw at me is written only under mine.
-    return Needs(lock=(LEADERBOARD,)) if game.resolves(facts.me, _opponent(facts), facts.now) else Needs()
+    me, opponent = facts.me, _opponent(facts)
+    if me is None or opponent is None or not game.resolves(me, opponent, facts.now):
+        return Needs()
+    return Needs(lock=board_shards(me, opponent))
 
 
 def _shared[R: SharedRecord](records: Mapping[str, SharedRecord], key: str, kind: type[R]) -> R | None:
@@ -184,20 +194,22 @@ def _shared[R: SharedRecord](records: Mapping[str, SharedRecord], key: str, kind
     return record if isinstance(record, kind) else None
 
 
-def _board(facts: Facts) -> game.Leaderboard | None:
-    return _shared(facts.shared, LEADERBOARD, game.Leaderboard)
+def _boards(facts: Facts) -> dict[str, Leaderboard] | None:
+    """The leaderboard shards locked for a result, by key; None when the command locked none."""
+    boards = {key: record for key, record in facts.shared.items() if isinstance(record, Leaderboard)}
+    return boards or None
 
 
 def _throw_decide(command: Throw, facts: Facts) -> Decision:
     return game.throw(
-        facts.sender, facts.me, _opponent(facts), command, facts.now, facts.limits, _board(facts)
+        facts.sender, facts.me, _opponent(facts), command, facts.now, facts.limits, _boards(facts)
     )
 
 
 # -- rematch --------------------------------------------------------------------------------------
 
 
-def _rematch_look_up(command: Rematch, sender: str, reads: Reads) -> LookedUp:
+def _rematch_look_up(command: Rematch, sender: str, reads: Reads, now: float) -> LookedUp:
     """The sender's record names the last opponent (no phone: see `game.LastOpponent`); their
     nickname then gives the phone to lock."""
     me = reads.get_player(sender)
@@ -215,54 +227,103 @@ def _rematch_check(command: Rematch, facts: Facts) -> None:
 
 def _rematch_decide(command: Rematch, facts: Facts) -> Decision:
     return game.rematch(
-        facts.sender, facts.me, _opponent(facts), command, facts.now, facts.limits, _board(facts)
+        facts.sender, facts.me, _opponent(facts), command, facts.now, facts.limits, _boards(facts)
     )
 
 
 # -- a throw at a stranger (the lobby) -------------------------------------------------------------
 
 
+def _lobby_look_up(command: LobbyThrow, sender: str, reads: Reads, now: float) -> LookedUp:
+    """Read every lobby shard (room) without a lock, and choose where to play: my own room (my
+    phone's shard) if someone else waits there; else the first other room, after mine in the
+    rooms' order, where someone has waited alone for LOBBY_SWEEP_SECONDS; else my own room, to
+    wait in. Lock whoever the chosen room names (another phone), with me.
+
+    Only a waiter that old is played from another room: any attempt that began by now has
+    committed (its lease is shorter), so every throw sees the same old waiters, and throws
+    decide as if they came one at a time. Two strangers of different rooms who throw within
+    that time of each other both wait: the next throw after it plays one of them."""
+    rooms = reads.get_shared(LOBBY_SHARDS)
+    home = lobby_shard(sender)
+    start = LOBBY_SHARDS.index(home)
+    elsewhere = [*LOBBY_SHARDS[start + 1 :], *LOBBY_SHARDS[:start]]
+    home_waiter = _waiting(rooms[home], now)
+    left_waiting = [key for key in elsewhere if _waiting(rooms[key], now, alone=True) is not None]
+    chosen = left_waiting[0] if (home_waiter is None or home_waiter == sender) and left_waiting else home
+    if home_waiter == sender:
+        chosen = home  # already waiting: the answer is mine to give, from my own room
+    lobby = rooms[chosen]
+    assert isinstance(lobby, Lobby)
+    waiting = lobby.waiting
+    # An expired entry is locked too if it is someone else's: its player no longer waits.
+    return LookedUp(
+        lock=(waiting.phone,) if waiting is not None and waiting.phone != sender else (),
+        shared={chosen: lobby},
+        lobby=chosen,
+    )
+
+
+def _waiting(record: SharedRecord, now: float, *, alone: bool = False) -> str | None:
+    """The phone waiting live in a lobby room, as read (the lock and `check` settle whether it
+    still does); with `alone`, only one that has waited long enough to be played from any room."""
+    if not isinstance(record, Lobby):
+        return None
+    waiting = record.left_waiting(now) if alone else record.live(now)
+    return waiting.phone if waiting is not None else None
+
+
 def _lobby(facts: Facts) -> Lobby | None:
-    return _shared(facts.shared, LOBBY, Lobby)
+    key = facts.looked_up.lobby
+    return _shared(facts.shared, key, Lobby) if key is not None else None
 
 
 def _lobby_as_read(facts: Facts) -> Lobby:
-    return _shared(facts.looked_up.shared, LOBBY, Lobby) or Lobby()
-
-
-def _lobby_look_up(command: LobbyThrow, sender: str, reads: Reads) -> LookedUp:
-    """Read the lobby without a lock; lock whoever waits there (another phone) with the sender."""
-    lobby = reads.get_shared(LOBBY)
-    assert isinstance(lobby, Lobby)
-    waiting = lobby.waiting
-    # An expired entry is locked too if it is someone else's: harmless, and what the read saw.
-    return LookedUp(
-        lock=(waiting.phone,) if waiting is not None and waiting.phone != sender else (),
-        shared={LOBBY: lobby},
-    )
+    key = facts.looked_up.lobby
+    return (_shared(facts.looked_up.shared, key, Lobby) if key is not None else None) or Lobby()
 
 
 def _lobby_needs(command: LobbyThrow, facts: Facts) -> Needs:
-    if facts.me is None:
+    me, key = facts.me, facts.looked_up.lobby
+    if me is None or key is None:
         return Needs()  # an unregistered phone is only told to register: no shared lock for that
-    # A pairing is a result: the leaderboard too, before the lobby (both sort after every phone).
-    pairs = game.lobby_pairs(facts.me, _lobby_as_read(facts), facts.now)
-    return Needs(lock=(LEADERBOARD, LOBBY) if pairs else (LOBBY,))
+    lobby = _lobby_as_read(facts)
+    if not game.lobby_pairs(me, lobby, facts.now):
+        return Needs(lock=(key,))
+    # A pairing is a result: both players' leaderboard shards too, before the lobby shard (the
+    # leaderboard's keys sort before the lobby's, and all after every phone).
+    waiting = lobby.waiting
+    assert waiting is not None
+    return Needs(lock=(*sorted({board_shard(me.player_id), board_shard(waiting.player_id)}), key))
 
 
 def _lobby_unchanged(command: LobbyThrow, facts: Facts) -> None:
-    if facts.me is not None and _lobby(facts) != _lobby_as_read(facts):
+    if facts.me is None:
+        return
+    if _lobby(facts) != _lobby_as_read(facts):
         raise StaleRead("someone else's lobby throw came first")
+    stranger = _stranger(facts)
+    waiting = _lobby_as_read(facts).left_waiting(facts.now)
+    away = facts.looked_up.lobby != lobby_shard(facts.sender)
+    if away and (waiting is None or stranger is None or stranger.player_id != waiting.player_id):
+        # Another room is only ever played in, never waited in: its stranger must still be there.
+        raise StaleRead("the stranger chosen in another room no longer waits there")
+
+
+def _stranger(facts: Facts) -> Player | None:
+    return next((player for phone, player in facts.locked.items() if phone != facts.sender), None)
 
 
 def _lobby_decide(command: LobbyThrow, facts: Facts) -> Decision:
-    lobby = _lobby(facts) or Lobby()
-    waiting = lobby.waiting
-    stranger = (
-        facts.locked.get(waiting.phone) if waiting is not None and waiting.phone != facts.sender else None
-    )
     return game.lobby_throw(
-        facts.sender, facts.me, stranger, lobby, command.move, facts.now, facts.limits, _board(facts)
+        facts.sender,
+        facts.me,
+        _stranger(facts),
+        _lobby(facts) or Lobby(),
+        command.move,
+        facts.now,
+        facts.limits,
+        _boards(facts),
     )
 
 
@@ -270,25 +331,25 @@ def _lobby_decide(command: LobbyThrow, facts: Facts) -> Decision:
 
 
 def _games_needs(command: ListGames, facts: Facts) -> Needs:
-    # The counterparts the sender's record names; and the lobby, read, not locked, yet exact about
-    # the sender: their entry is added or removed only by a commit that holds their lock (their
-    # own lobby throw, the throw that plays them or replaces their expired entry, their STOP), and
-    # that lock is held now.
+    # The counterparts the sender's record names; and my lobby shard, read, not locked, yet exact
+    # about the sender: their entry is added or removed only by a commit that holds their lock
+    # (their own lobby throw, the throw that plays them or replaces their expired entry, their
+    # STOP), and that lock is held now.
     me = facts.me
     if me is None:
         return Needs()
-    return Needs(read=(LOBBY,) if me.in_lobby else (), counterparts=True)
+    return Needs(read=(lobby_shard(me.phone),) if me.in_lobby else (), counterparts=True)
 
 
 def _games_decide(command: ListGames, facts: Facts) -> Decision:
-    lobby = _shared(facts.read_shared, LOBBY, Lobby)
+    lobby = _shared(facts.read_shared, lobby_shard(facts.sender), Lobby)
     return game.list_games(facts.sender, facts.me, facts.counterparts, facts.now, lobby)
 
 
 # -- opt-out --------------------------------------------------------------------------------------
 
 
-def _opt_out_look_up(command: OptOut, sender: str, reads: Reads) -> LookedUp:
+def _opt_out_look_up(command: OptOut, sender: str, reads: Reads, now: float) -> LookedUp:
     """Every record that mentions the phone is listed in its own record (see `game`)."""
     before = reads.get_player(sender)
     return LookedUp(lock=tuple(before.counterpart_phones()) if before else ())
@@ -296,11 +357,13 @@ def _opt_out_look_up(command: OptOut, sender: str, reads: Reads) -> LookedUp:
 
 def _shared_records_holding_me(command: OptOut, facts: Facts) -> Needs:
     # `ranked` and `in_lobby` are set only under the player's own lock, which we hold: they
-    # cannot change now.
+    # cannot change now. My line is in my player id's leaderboard shard, my entry in my phone's
+    # lobby shard.
     me = facts.me
     if me is None:
         return Needs()
-    return Needs(lock=(*((LEADERBOARD,) if me.ranked else ()), *((LOBBY,) if me.in_lobby else ())))
+    board = (board_shard(me.player_id),) if me.ranked else ()
+    return Needs(lock=(*board, *((lobby_shard(me.phone),) if me.in_lobby else ())))
 
 
 def _opt_out_check(command: OptOut, facts: Facts) -> None:
@@ -311,16 +374,10 @@ def _opt_out_check(command: OptOut, facts: Facts) -> None:
 
 def _opt_out_decide(command: OptOut, facts: Facts) -> Decision:
     confirmation = replies.opt_out_confirmation(facts.program) if command.confirm else None
-    return game.opt_out(
-        facts.sender,
-        facts.me,
-        facts.locked,
-        facts.now,
-        facts.limits,
-        _board(facts),
-        _lobby(facts),
-        confirmation,
-    )
+    me = facts.me
+    board = _shared(facts.shared, board_shard(me.player_id), Leaderboard) if me is not None else None
+    lobby = _shared(facts.shared, lobby_shard(facts.sender), Lobby)
+    return game.opt_out(facts.sender, me, facts.locked, facts.now, facts.limits, board, lobby, confirmation)
 
 
 def _help_decide(command: ShowHelp, facts: Facts) -> Decision:
@@ -342,7 +399,9 @@ def _help_decide(command: ShowHelp, facts: Facts) -> Decision:
 COMMANDS: Mapping[type[Any], CommandSpec[Any]] = {
     Throw: CommandSpec[Throw](
         decide=_throw_decide,
-        look_up=lambda command, sender, reads: _opponent_by_nickname(command.opponent_key, sender, reads),
+        look_up=lambda command, sender, reads, now: _opponent_by_nickname(
+            command.opponent_key, sender, reads
+        ),
         needs=_leaderboard_if_it_resolves,
         check=_nickname_still_owned,
     ),
@@ -360,16 +419,24 @@ COMMANDS: Mapping[type[Any], CommandSpec[Any]] = {
     ),
     ShowTop: CommandSpec[ShowTop](
         decide=lambda command, facts: game.show_top(
-            facts.sender, _shared(facts.looked_up.shared, LEADERBOARD, game.Leaderboard), facts.me
+            facts.sender,
+            {
+                key: record
+                for key, record in facts.looked_up.shared.items()
+                if isinstance(record, Leaderboard)
+            },
+            facts.limits,
+            facts.me,
         ),
-        look_up=lambda command, sender, reads: LookedUp(shared={LEADERBOARD: reads.get_shared(LEADERBOARD)}),
+        # Every shard of the leaderboard, in one read.
+        look_up=lambda command, sender, reads, now: LookedUp(shared=reads.get_shared(LEADERBOARD_SHARDS)),
     ),
     SetNickname: CommandSpec[SetNickname](
         decide=lambda command, facts: game.set_nickname(
             facts.sender, facts.me, command, facts.looked_up.holder, facts.new_id()
         ),
         # One read of the nickname's row gives both its owner and how they spelled it.
-        look_up=lambda command, sender, reads: LookedUp(holder=reads.nickname_holder(command.key)),
+        look_up=lambda command, sender, reads, now: LookedUp(holder=reads.nickname_holder(command.key)),
     ),
     OptOut: CommandSpec[OptOut](
         decide=_opt_out_decide,

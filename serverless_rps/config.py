@@ -22,6 +22,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from serverless_rps.model import LOBBY_SWEEP_SECONDS
 from serverless_rps.replies import Program
 
 __all__ = [
@@ -119,6 +120,12 @@ class GameSettings:
     messaging_service_sid: str | None = None
     # The webhook's status route, given to Twilio as each reply's StatusCallback; None: no callbacks.
     status_callback_url: str | None = None
+    # How long a reply may wait in Twilio's queue before it fails (30036) rather than arrive late
+    # (template.yaml's ReplyValiditySeconds, docs/deployment.md says why ten minutes).
+    reply_validity_seconds: float = 600
+    # SQS's maxReceiveCount: a message that failed for now this many times would go to the
+    # dead-letter queue next; the game function sends it back to the queue as a new one instead.
+    max_receive_count: int = 8
 
     @classmethod
     def from_environment(cls, env: Mapping[str, str] | None = None) -> GameSettings:
@@ -147,6 +154,8 @@ class GameSettings:
             program=_program(env),
             messaging_service_sid=_messaging_service(env),
             status_callback_url=env.get("STATUS_CALLBACK_URL", "").strip() or None,
+            reply_validity_seconds=_number(env, "REPLY_VALIDITY_SECONDS", cls.reply_validity_seconds),
+            max_receive_count=int(_number(env, "MAX_RECEIVE_COUNT", cls.max_receive_count)),
         )
 
     def __post_init__(self) -> None:
@@ -154,6 +163,16 @@ class GameSettings:
             raise ConfigurationError("LOCK_LEASE_SECONDS must exceed FUNCTION_TIMEOUT_SECONDS")
         if self.in_progress_expiry_seconds < self.function_timeout_seconds:
             raise ConfigurationError("IN_PROGRESS_EXPIRY_SECONDS must be >= FUNCTION_TIMEOUT_SECONDS")
+        if self.lock_lease_seconds + self.lock_wait_seconds >= LOBBY_SWEEP_SECONDS:
+            # A lobby throw plays a waiter of another room only once every attempt that could
+            # still commit without seeing it is over (model.LOBBY_SWEEP_SECONDS).
+            raise ConfigurationError(
+                f"LOCK_LEASE_SECONDS + LOCK_WAIT_SECONDS must be under {LOBBY_SWEEP_SECONDS:g}"
+            )
+        if not 1 <= self.reply_validity_seconds <= 36_000:
+            raise ConfigurationError("REPLY_VALIDITY_SECONDS must be 1 to 36,000 (Twilio's ten hours)")
+        if self.max_receive_count < 2:
+            raise ConfigurationError("MAX_RECEIVE_COUNT must be at least 2")
         if self.reply_budget_burst < 1 or self.reply_budget_per_hour < 1:
             raise ConfigurationError("REPLY_BUDGET_BURST and REPLY_BUDGET_PER_HOUR must be at least 1")
 

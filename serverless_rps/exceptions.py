@@ -67,19 +67,34 @@ class SmsTemporarilyFailed(RetryLater):
     `maybe_sent`: the request may have reached Twilio and been accepted before the failure (a
     5xx, an answer lost to a timeout or a dropped connection), so a second send may be a second
     SMS; False when Twilio certainly did not take it (it answered 4xx, or no connection was made).
+    `throttled`: Twilio answered 429 (too many concurrent requests from our account): never
+    processed, safe to send again after a short pause.
     """
 
-    def __init__(self, message: str, retry_after: float | None = None, *, maybe_sent: bool = False) -> None:
+    def __init__(
+        self,
+        message: str,
+        retry_after: float | None = None,
+        *,
+        maybe_sent: bool = False,
+        throttled: bool = False,
+    ) -> None:
         super().__init__(message, retry_after)
         self.maybe_sent = maybe_sent
+        self.throttled = throttled
 
 
 class SmsPermanentlyRefused(Exception):
-    """Twilio refused the SMS for good (opted out, invalid number, ...): record it, never retry."""
+    """Twilio refused the SMS for good (opted out, invalid number, ...): record it, never retry.
 
-    def __init__(self, message: str, code: int | None) -> None:
+    `expired`: the refusal says the reply came too late to be worth sending (its ValidityPeriod
+    ran out, or the sender's queue overflowed): the sender's rate fell behind the game's replies.
+    """
+
+    def __init__(self, message: str, code: int | None, *, expired: bool = False) -> None:
         super().__init__(message)
         self.code = code
+        self.expired = expired
 
 
 class PoisonMessage(Exception):

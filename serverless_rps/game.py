@@ -25,8 +25,9 @@ from dataclasses import dataclass, field, replace
 
 from serverless_rps import replies
 from serverless_rps.model import (
-    LEADERBOARD,
-    LOBBY,
+    LEADERBOARD_SHARDS,
+    LOBBY_SHARDS,
+    SHARDS,
     SHARED_KEY_PREFIX,
     Challenge,
     LastOpponent,
@@ -38,15 +39,18 @@ from serverless_rps.model import (
     Player,
     Ranking,
     SharedRecord,
+    board_shard,
     is_shared_key,
+    lobby_shard,
     shared_record,
 )
 from serverless_rps.parsing import Rematch, SetNickname, Throw
 from serverless_rps.rules import Move, Outcome, play
 
 __all__ = [
-    "LEADERBOARD",
-    "LOBBY",
+    "LEADERBOARD_SHARDS",
+    "LOBBY_SHARDS",
+    "SHARDS",
     "SHARED_KEY_PREFIX",
     "Challenge",
     "Decision",
@@ -61,9 +65,12 @@ __all__ = [
     "Ranking",
     "Reply",
     "SharedRecord",
+    "board_shard",
+    "board_shards",
     "is_shared_key",
     "list_games",
     "lobby_pairs",
+    "lobby_shard",
     "lobby_throw",
     "opt_in",
     "opt_out",
@@ -160,13 +167,19 @@ def set_nickname(
 
 def resolves(me: Player | None, opponent: Player | None, now: float) -> bool:
     """Would my throw at `opponent` finish a game (their live throw waits on me)? Only then does a
-    throw need the leaderboard: the processor locks it after the two players."""
+    throw need the leaderboard: the processor locks the players' shards of it (`board_shards`)
+    after the two players."""
     return (
         me is not None
         and opponent is not None
         and opponent.phone != me.phone
         and opponent.throw_at(me, now) is not None
     )
+
+
+def board_shards(*players: Player) -> tuple[str, ...]:
+    """The leaderboard shards that hold these players' lines (one or two for a result)."""
+    return tuple(sorted({board_shard(player.player_id) for player in players}))
 
 
 def throw(
@@ -176,10 +189,11 @@ def throw(
     command: Throw,
     now: float,
     limits: Limits,
-    board: Leaderboard | None = None,
+    boards: Mapping[str, Leaderboard] | None = None,
 ) -> Decision:
-    """Record a throw, or resolve the game if the opponent has already thrown at me. `board` is the
-    locked leaderboard when the game resolves (see `resolves`); without it, scores change alone."""
+    """Record a throw, or resolve the game if the opponent has already thrown at me. `boards` are
+    the locked leaderboard shards of both players when the game resolves (see `resolves`, and
+    `board_shards`); without them, scores change alone."""
     if me is None:
         return reply_only(phone, replies.not_registered())
     if opponent is None:
@@ -190,7 +204,7 @@ def throw(
 
     waiting = live_opponent.throw_at(me, now)
     if waiting is not None:
-        return _resolve(me, opponent, command.move, waiting.move, now, limits, board)
+        return _resolve(me, opponent, command.move, waiting.move, now, limits, boards)
     if live_me.throw_at(opponent, now) is not None:
         return reply_only(me.phone, replies.already_thrown(opponent.display_name))
     if len(live_me.games) >= limits.max_open_games or _is_full(me, opponent.phone, limits):
@@ -223,7 +237,7 @@ def rematch(
     command: Rematch,
     now: float,
     limits: Limits,
-    board: Leaderboard | None = None,
+    boards: Mapping[str, Leaderboard] | None = None,
 ) -> Decision:
     """`AGAIN <move>`: a throw at my last opponent. `opponent` is whoever holds their nickname now;
     it is them only if the `player_id` still matches (they may have quit, or renamed and someone
@@ -235,7 +249,7 @@ def rematch(
         return reply_only(phone, replies.no_last_opponent())
     if opponent is None or opponent.player_id != last.player_id:
         return reply_only(phone, replies.last_opponent_gone(last.display_name))
-    return throw(phone, me, opponent, Throw(command.move, opponent.display_name), now, limits, board)
+    return throw(phone, me, opponent, Throw(command.move, opponent.display_name), now, limits, boards)
 
 
 def lobby_throw(
@@ -246,22 +260,26 @@ def lobby_throw(
     move: Move,
     now: float,
     limits: Limits,
-    board: Leaderboard | None = None,
+    boards: Mapping[str, Leaderboard] | None = None,
 ) -> Decision:
-    """A throw with no opponent: play whoever waits in the `lobby` (locked), or wait there.
+    """A throw with no opponent: play whoever waits in `lobby` (a locked lobby shard), or wait in
+    my own shard (`lobby_shard`), which `lobby` then is.
 
-    `stranger` is the locked record of the phone waiting in the lobby, if another's entry is live;
-    `board` the locked leaderboard when it is (see `lobby_pairs`). Both are told the other's
-    nickname and the result; the lobby is emptied in the same commit, so nobody is paired twice.
+    `stranger` is the locked record of the phone the shard names, if it names another's; `boards`
+    the locked leaderboard shards of both players when they will play (see `lobby_pairs`). Both
+    are told the other's nickname and the result; the shard is emptied in the same commit, so
+    nobody is paired twice. A throw that waits replaces an expired entry, whose player then no
+    longer waits (they are locked too).
     """
     if me is None:
         return reply_only(phone, replies.not_registered())
+    key = lobby_shard(stranger.phone) if stranger is not None else lobby_shard(me.phone)
     waiting = lobby.live(now)
     if waiting is not None and waiting.phone == me.phone:
         return reply_only(me.phone, replies.lobby_already_waiting(waiting.move))
     if waiting is not None and stranger is not None and stranger.player_id == waiting.player_id:
         outcome = play(move, waiting.move)
-        result = _resolve(me, stranger, move, waiting.move, now, limits, board)
+        result = _resolve(me, stranger, move, waiting.move, now, limits, boards)
         mine, scored = result.players[me.phone], result.players[stranger.phone]
         # A result rewrites both players, deleting neither.
         assert mine is not None
@@ -279,15 +297,23 @@ def lobby_throw(
                 ),
             ),
             players={me.phone: mine, stranger.phone: paired},
-            shared={**result.shared, LOBBY: Lobby()},
+            shared={**result.shared, key: Lobby()},
         )
-    # An empty lobby, an expired entry, or one whose player is gone (an opt-out removes its own
-    # entry, so only a defensive case): this throw waits, replacing whatever was there.
-    entry = LobbyEntry(me.phone, me.player_id, me.display_name, move, now + limits.challenge_expiry_seconds)
+    # My shard is empty, or holds an expired entry (mine, or that of another phone of the shard,
+    # who no longer waits): this throw waits there, replacing it.
+    home = lobby_shard(me.phone)
+    if key != home:
+        raise ValueError("a lobby throw waits only in its own phone's shard")
+    entry = LobbyEntry(
+        me.phone, me.player_id, me.display_name, move, now + limits.challenge_expiry_seconds, now
+    )
+    players: dict[str, Player | None] = {me.phone: replace(me, in_lobby=True)}
+    if stranger is not None and stranger.in_lobby:
+        players[stranger.phone] = replace(stranger, in_lobby=False)
     return Decision(
         replies=(Reply(me.phone, replies.lobby_waiting(move)),),
-        players={me.phone: replace(me, in_lobby=True)},
-        shared={LOBBY: Lobby(entry)},
+        players=players,
+        shared={home: Lobby(entry)},
     )
 
 
@@ -310,7 +336,7 @@ def _resolve(
     their_move: Move,
     now: float,
     limits: Limits,
-    board: Leaderboard | None,
+    boards: Mapping[str, Leaderboard] | None,
 ) -> Decision:
     outcome = play(my_move, their_move)
     mine = replace(
@@ -322,13 +348,17 @@ def _resolve(
         last_opponent=LastOpponent(me.nickname, me.display_name, me.player_id),
     )
     shared: dict[str, SharedRecord] = {}
-    if board is not None:
-        board = board.with_result(mine, now, limits.leaderboard_size).with_result(
-            theirs, now, limits.leaderboard_size
+    if boards is not None:
+        # Each line in its player's own shard (both may share one).
+        updated = dict(boards)
+        for player in (mine, theirs):
+            key = board_shard(player.player_id)
+            updated[key] = updated[key].with_result(player, now, limits.leaderboard_size)
+        shared.update(updated)
+        mine = replace(mine, ranked=mine.ranked or updated[board_shard(mine.player_id)].ranks(mine.player_id))
+        theirs = replace(
+            theirs, ranked=theirs.ranked or updated[board_shard(theirs.player_id)].ranks(theirs.player_id)
         )
-        shared[LEADERBOARD] = board
-        mine = replace(mine, ranked=mine.ranked or board.ranks(mine.player_id))
-        theirs = replace(theirs, ranked=theirs.ranked or board.ranks(theirs.player_id))
     return Decision(
         replies=(
             Reply(me.phone, replies.result(outcome, my_move, their_move, opponent.display_name)),
@@ -371,10 +401,13 @@ def list_games(
     return reply_only(phone, replies.games_summary(waiting_on, waiting_for_me, waiting.move, seconds_left))
 
 
-def show_top(phone: str, board: Leaderboard | None, me: Player | None = None) -> Decision:
-    """Anyone may look, registered or not: the board names no phone. A registered player (`me`)
-    is also told their own place when their line does not show, or that they have none."""
-    rankings = board.rankings if board is not None else ()
+def show_top(
+    phone: str, shards: Mapping[str, Leaderboard], limits: Limits, me: Player | None = None
+) -> Decision:
+    """Anyone may look, registered or not: the board names no phone. `shards` are the leaderboard's
+    shards, read without a lock; the board is their merge. A registered player (`me`) is also told
+    their own place when their line does not show, or that they have none."""
+    rankings = Leaderboard.merged(shards.values(), limits.leaderboard_size).rankings
     leaders = [(entry.display_name, entry.wins) for entry in rankings]
     if me is None or not rankings:
         return reply_only(phone, replies.top(leaders))
@@ -426,9 +459,10 @@ def opt_out(
     the entries go in the same commit, so a second STOP finds none.
 
     `counterparts` are the locked records of every phone `me` mentions (see the module docstring:
-    those are all the records that mention `me`); `board` is the locked leaderboard when `me` may
-    be on it (`Player.ranked`), and the player's line leaves it; `lobby` the locked lobby when
-    they may wait there (`Player.in_lobby`), and their entry leaves it.
+    those are all the records that mention `me`); `board` is the locked shard of the leaderboard
+    that holds `me`'s line when they may have one (`Player.ranked`), and the line leaves it;
+    `lobby` the locked shard of `me`'s phone when they may wait there (`Player.in_lobby`), and
+    their entry leaves it.
     """
     confirmed = (Reply(phone, confirmation, opt_out_confirmation=True),) if confirmation is not None else ()
     if me is None:
@@ -447,9 +481,11 @@ def opt_out(
     room = max(limits.max_opt_out_writes - len(players) - (board is not None) - (lobby is not None), 0)
     told = sorted(other for _, other in sorted(waiting, key=lambda entry: (-entry[0], entry[1]))[:room])
     goodbyes = tuple(Reply(other, replies.opponent_left(me.display_name)) for other in told)
-    shared: dict[str, SharedRecord] = {LEADERBOARD: board.without(me.player_id)} if board is not None else {}
+    shared: dict[str, SharedRecord] = {}
+    if board is not None:
+        shared[board_shard(me.player_id)] = board.without(me.player_id)
     if lobby is not None and lobby.waiting is not None and lobby.waiting.phone == phone:
-        shared[LOBBY] = Lobby()  # the entry holds the number: it goes, live or expired
+        shared[lobby_shard(phone)] = Lobby()  # the entry holds the number: it goes, live or expired
     return Decision(
         replies=(*confirmed, *goodbyes),
         players=players,

@@ -34,8 +34,9 @@ def _unavailable(message: str, exc: BotoCoreError | ClientError) -> Exception:
 
 __all__ = ["DeadLetterQueue", "IncomingQueue"]
 
-# SQS caps a message's visibility timeout at 12 hours.
+# SQS caps a message's visibility timeout at 12 hours, and a message's delay at 15 minutes.
 _MAX_VISIBILITY_SECONDS = 12 * 60 * 60
+_MAX_DELAY_SECONDS = 15 * 60
 
 
 class IncomingQueue:
@@ -53,6 +54,25 @@ class IncomingQueue:
             )
         except (BotoCoreError, ClientError) as exc:
             raise _unavailable("could not enqueue the inbound SMS", exc) from exc
+        return str(response["MessageId"])
+
+    def postpone(self, body: str, *, delay_seconds: float, received_at: float | None) -> str:
+        """Put a copy of a message that keeps failing for now back on the queue, as a new message
+        (its receive count starts again), visible after `delay_seconds` (SQS allows 15 minutes).
+        `received_at`, when the SMS first reached the queue (epoch seconds), travels with it as
+        the ReceivedAt attribute (milliseconds). Returns the copy's message id."""
+        attributes: dict[str, Any] = {}
+        if received_at is not None:
+            attributes["ReceivedAt"] = {"DataType": "Number", "StringValue": str(int(received_at * 1000))}
+        try:
+            response = self._sqs.send_message(
+                QueueUrl=self._queue_url,
+                MessageBody=body,
+                DelaySeconds=max(0, min(int(delay_seconds + 0.999), _MAX_DELAY_SECONDS)),
+                MessageAttributes=attributes,
+            )
+        except (BotoCoreError, ClientError) as exc:
+            raise _unavailable("could not send the message back to the queue", exc) from exc
         return str(response["MessageId"])
 
     def redeliver_in(self, receipt_handle: str, seconds: float) -> None:

@@ -6,14 +6,17 @@ is an argument). game_store/ stores them (items.py has their item formats).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import hashlib
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from serverless_rps.rules import Move
 
 __all__ = [
-    "LEADERBOARD",
-    "LOBBY",
+    "LEADERBOARD_SHARDS",
+    "LOBBY_SHARDS",
+    "LOBBY_SWEEP_SECONDS",
+    "SHARDS",
     "SHARED_KEY_PREFIX",
     "Challenge",
     "LastOpponent",
@@ -25,7 +28,9 @@ __all__ = [
     "Player",
     "Ranking",
     "SharedRecord",
+    "board_shard",
     "is_shared_key",
+    "lobby_shard",
     "shared_record",
 ]
 
@@ -74,9 +79,9 @@ class Player:
     # Set when a result put the player on the leaderboard, never cleared when someone overtakes
     # them (their record is not locked then): an opt-out locks the board only when this is set.
     ranked: bool = False
-    # Set when the player's lobby throw waits for a stranger, cleared when the lobby pairs them:
-    # the lobby holds their phone, so an opt-out locks it when this is set. Left set when the
-    # entry expired and someone else took the lobby (harmless: the opt-out finds nothing there).
+    # Set when the player's lobby throw waits for a stranger (in their phone's shard, `lobby_shard`),
+    # cleared when the lobby pairs them or another throw replaces their expired entry: the lobby
+    # holds their phone, so an opt-out locks that shard when this is set.
     in_lobby: bool = False
 
     def pruned(self, now: float) -> Player:
@@ -111,13 +116,44 @@ class Player:
 # They sort after every E.164 number ("+..."), so a message locks them last, once the players it
 # holds say it must: the canonical lock order (players ascending, then shared records) holds.
 SHARED_KEY_PREFIX = "~"
-LEADERBOARD = SHARED_KEY_PREFIX + "leaderboard"
-LOBBY = SHARED_KEY_PREFIX + "lobby"
+
+# The leaderboard and the lobby are each split in SHARDS items, so that a crowd does not queue on
+# one item: every result locks the leaderboard and every lobby throw the lobby, from the lock to
+# the commit. A player's line lives in the shard of their player id, their lobby entry in the
+# shard of their phone: each always in the same one, found without a read. Two digits, so that
+# the keys' order (the lock order) is the shards' order. Changing SHARDS moves lines and entries:
+# it is a migration (docs/protocol.md, "Shards").
+SHARDS = 16
+LEADERBOARD_SHARDS = tuple(f"{SHARED_KEY_PREFIX}leaderboard#{shard:02d}" for shard in range(SHARDS))
+LOBBY_SHARDS = tuple(f"{SHARED_KEY_PREFIX}lobby#{shard:02d}" for shard in range(SHARDS))
 
 
 def is_shared_key(key: str) -> bool:
     """A shared record's key, not a phone's: no E.164 number starts with `~`."""
     return key.startswith(SHARED_KEY_PREFIX)
+
+
+def _shard_of(text: str) -> int:
+    # A hash that is the same in every process and release (Python's own `hash` is salted).
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:4], "big") % SHARDS
+
+
+def board_shard(player_id: str) -> str:
+    """The leaderboard shard that holds this player's line, if they have one."""
+    return LEADERBOARD_SHARDS[_shard_of(player_id)]
+
+
+def lobby_shard(phone: str) -> str:
+    """The lobby shard where this phone's lobby throw waits, if it waits: its room."""
+    return LOBBY_SHARDS[_shard_of(phone)]
+
+
+# A lobby throw plays whoever waits in its own room (its phone's shard); someone left waiting
+# alone in another room for this long is played by the next throw from any room. Longer than any
+# attempt can take from its read to its commit (the lock lease, config.py checks, plus the wait
+# for a lock), so that every throw sees such a waiter, and the lobby behaves as if its throws came
+# one at a time (docs/protocol.md, "Shards").
+LOBBY_SWEEP_SECONDS = 30.0
 
 
 @dataclass(frozen=True)
@@ -160,6 +196,13 @@ class Leaderboard:
     def ranks(self, player_id: str) -> bool:
         return any(entry.player_id == player_id for entry in self.rankings)
 
+    @staticmethod
+    def merged(shards: Iterable[Leaderboard], size: int) -> Leaderboard:
+        """The whole board from its shards: each shard keeps the best `size` of its own players,
+        so the best `size` of all are among them."""
+        lines = [entry for shard in shards for entry in shard.rankings]
+        return Leaderboard(tuple(sorted(lines, key=lambda ranking: ranking.order))[:size])
+
 
 @dataclass(frozen=True)
 class LobbyEntry:
@@ -171,6 +214,7 @@ class LobbyEntry:
     display_name: str
     move: Move
     expires_at: float
+    since: float  # when the throw began to wait
 
 
 @dataclass(frozen=True)
@@ -182,15 +226,20 @@ class Lobby:
     def live(self, now: float) -> LobbyEntry | None:
         return self.waiting if self.waiting is not None and self.waiting.expires_at > now else None
 
+    def left_waiting(self, now: float) -> LobbyEntry | None:
+        """The live entry, if it has waited alone long enough to be played from any room."""
+        waiting = self.live(now)
+        return waiting if waiting is not None and now - waiting.since >= LOBBY_SWEEP_SECONDS else None
+
 
 SharedRecord = Leaderboard | Lobby
 
 
 def shared_record(key: str) -> SharedRecord:
     """The empty record for a shared key (what a lock on a missing one holds)."""
-    if key == LEADERBOARD:
+    if key in LEADERBOARD_SHARDS:
         return Leaderboard()
-    if key == LOBBY:
+    if key in LOBBY_SHARDS:
         return Lobby()
     raise ValueError(f"no shared record is called {key!r}")
 

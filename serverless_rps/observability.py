@@ -21,6 +21,7 @@ from aws_lambda_powertools.logging import Logger
 from aws_lambda_powertools.metrics import Metrics, MetricUnit, single_metric
 
 from serverless_rps.config import DEFAULT_METRICS_NAMESPACE, tracing_enabled
+from serverless_rps.twilio_errors import EXPIRED
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.tracing import Tracer
@@ -139,10 +140,14 @@ DELIVERY_METRICS = {
 def count_delivery(status: str, error_code: int | None) -> None:
     """One reply's final status, counted once (the status route records it first): RepliesDelivered,
     RepliesUndelivered or RepliesFailed, and DeliveryErrors by `error_code` (30007: carrier
-    filtering). Each its own EMF line, printed at once: the webhook flushes no metric set."""
+    filtering); RepliesExpired too when the reply waited in Twilio's queue too long to go (30036,
+    30001), the game function's count of the same name. Each its own EMF line, printed at once:
+    the webhook flushes no metric set."""
     _count_once(DELIVERY_METRICS[status])
     if error_code is not None:
         _count_once("DeliveryErrors", error_code=str(error_code))
+    if error_code in EXPIRED:
+        _count_once("RepliesExpired")
 
 
 def mask_phone(phone: str | None) -> str:

@@ -30,6 +30,7 @@ records, and every write it makes is conditional (docs/protocol.md has the timel
 from __future__ import annotations
 
 import math
+import random
 import time
 from collections.abc import Callable, Sequence
 
@@ -67,6 +68,13 @@ __all__ = [
 # The FCC's revocation rule presumes a confirmation text sent within five minutes of the opt-out
 # is fine: one that could not leave by then is dropped, never sent late.
 OPT_OUT_CONFIRMATION_SECONDS = 5 * 60
+# Twilio's 429 (our account's concurrent requests): a send is tried this many times in the
+# invocation, pausing with full jitter between tries, before the message is left for SQS to bring
+# back after Twilio's Retry-After. A Retry-After longer than the longest pause ends the tries.
+THROTTLED_TRIES = 3
+_THROTTLED_PAUSE_SECONDS = 0.25
+_THROTTLED_PAUSE_CAP_SECONDS = 1.0
+_ENTROPY = random.SystemRandom()
 
 
 def outbox_of(replies: Sequence[Reply], from_number: str, received_at: float) -> list[OutboundSms]:
@@ -91,12 +99,16 @@ class Outbox:
         sent_log: SentSmsLog,
         *,
         clock: Callable[[], float] = lambda: time.time(),
+        sleep: Callable[[float], None] = lambda seconds: time.sleep(seconds),
+        jitter: Callable[[], float] = _ENTROPY.random,
     ) -> None:
         self._store = store
         self._sender = sender
         # Twilio's Messages list, read before re-sending what an earlier attempt may have sent.
         self._sent_log = sent_log
         self._clock = clock
+        self._sleep = sleep
+        self._jitter = jitter
 
     def deliver(self, record: CompletedRecord, attempt_id: str, enqueued_at: float | None = None) -> None:
         """Send every reply of a record this attempt has just committed (the commit leased its
@@ -207,19 +219,39 @@ class Outbox:
         """One send; its fate: Twilio's SID, or `refused:<code>` when Twilio refuses it for good."""
         sms = record.outbox[index]
         try:
-            sid = self._sender.send(sms, ReplyId(record.key, index))
+            sid = self._send_unless_throttled(sms, ReplyId(record.key, index))
         except SmsPermanentlyRefused as refusal:
-            # Recorded, never retried: Twilio will refuse it again (e.g. the player texted STOP).
+            # Recorded, never retried: Twilio will refuse it again (e.g. the player texted STOP), or
+            # it came too late to be worth sending (EXPIRED: its ValidityPeriod ran out).
             logger.warning(
                 "Twilio refused a reply for good", extra={"code": refusal.code, "to": mask_phone(sms.to)}
             )
             count("RepliesRefused")
+            if refusal.expired:
+                count("RepliesExpired")
             return f"refused:{refusal.code}"
         count("RepliesSent")
         if enqueued_at is not None:
             # SMS received (the webhook enqueued it) -> reply accepted by Twilio.
             milliseconds("ReplyDelay", (self._clock() - enqueued_at) * 1000)
         return sid
+
+    def _send_unless_throttled(self, sms: OutboundSms, reply: ReplyId) -> str:
+        """One send, tried again after a short pause while Twilio answers 429: it processed
+        nothing, so another try cannot send twice."""
+        pause = _THROTTLED_PAUSE_SECONDS
+        for tries in range(1, THROTTLED_TRIES + 1):
+            try:
+                return self._sender.send(sms, reply)
+            except SmsTemporarilyFailed as failure:
+                waited = failure.retry_after or 0.0
+                if not failure.throttled or tries == THROTTLED_TRIES or waited > _THROTTLED_PAUSE_CAP_SECONDS:
+                    raise
+                count("TwilioThrottled")
+                # Full jitter, at least Twilio's Retry-After: throttled senders spread out.
+                self._sleep(max(waited, pause * self._jitter()))
+                pause = min(pause * 2, _THROTTLED_PAUSE_CAP_SECONDS)
+        raise AssertionError("unreachable")
 
 
 # -- look before re-sending ------------------------------------------------------------------------

@@ -110,7 +110,8 @@ class LockedPlayer:
     expires_at: float
     player: Player | None
     budget: ReplyBudget | None = None
-    # For a shared record's key (`game.LEADERBOARD`): the record as locked, empty if it was missing.
+    # For a shared record's key (a leaderboard or lobby shard): the record as locked, empty if it
+    # was missing.
     shared: SharedRecord | None = None
     # Whether the phone was sent the opt-in confirmation and has not opted out since: a player
     # record says so; a phone without one, its contact record's marker.
@@ -133,8 +134,8 @@ class GameStore(Protocol):
 
     def get_players(self, phones: Sequence[str]) -> dict[str, Player]: ...
 
-    def get_shared(self, key: str) -> SharedRecord:
-        """A shared record read without a lock (empty if it was never written)."""
+    def get_shared(self, keys: Sequence[str]) -> Mapping[str, SharedRecord]:
+        """Shared records read without a lock, in one request, by key (empty if never written)."""
 
     def lock(self, phone: str, lock_id: str, now: float, *, player_only: bool = False) -> LockedPlayer:
         """Take the phone's lease (taking over an expired one). Raises LockContended; with

@@ -151,7 +151,7 @@ class MessageProcessor:
     def _apply_command(self, claim: Claim, sms: InboundSms, spec: CommandSpec[Any]) -> CompletedRecord:
         """One walk of the command's phases (`commands.CommandSpec`), in their order."""
         phone, command = sms.sender, sms.command
-        looked_up = spec.look_up(command, phone, self._store)
+        looked_up = spec.look_up(command, phone, self._store, self._clock())
         with self._locked(claim, phone, looked_up.lock) as locked:
             players = {held.phone: held.player for held in locked}
             facts = Facts(phone, players, looked_up, self._clock(), self._limits, self._new_id, self._program)
@@ -161,7 +161,7 @@ class MessageProcessor:
             facts = replace(
                 facts,
                 shared={held.phone: held.shared for held in locked if held.shared is not None},
-                read_shared={key: self._store.get_shared(key) for key in needs.read},
+                read_shared=self._store.get_shared(needs.read) if needs.read else {},
                 counterparts=self._store.get_players(me.counterpart_phones())
                 if needs.counterparts and me
                 else {},

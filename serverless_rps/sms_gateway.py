@@ -5,8 +5,10 @@ Named for its role: a module called `twilio.py` would shadow the SDK.
 
 from __future__ import annotations
 
-import enum
 import json
+import math
+import time
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlencode
 
@@ -22,81 +24,19 @@ from urllib3.exceptions import NewConnectionError
 from serverless_rps.exceptions import ConfigurationProblem, SmsPermanentlyRefused, SmsTemporarilyFailed
 from serverless_rps.observability import logger, mask_phone
 from serverless_rps.ports import OutboundSms, ReplyId, SentSms
+from serverless_rps.twilio_errors import EXPIRED, THROTTLED, TWILIO_ERRORS, TwilioFailure, classify
 
 __all__ = [
-    "REFUSED_FOR_GOOD",
-    "TWILIO_ERRORS",
+    "MAX_VALIDITY_SECONDS",
     "RedirectingHttpClient",
-    "TwilioFailure",
     "TwilioSmsGateway",
-    "classify",
     "status_callback",
 ]
 
 TWILIO_API_BASE = "https://api.twilio.com"
-
-
-class TwilioFailure(enum.Enum):
-    """What a Twilio error means for the reply, and so what we do."""
-
-    REFUSED = "refused"  # this SMS can never be sent: record `refused:<code>`, never retry
-    CONFIGURATION = "configuration"  # nothing will send until an operator acts: retry, log, alarm
-    TRANSIENT = "transient"  # try again later (Retry-After when Twilio gives one)
-
-
-# Twilio's error dictionary (twilio.com/docs/api/errors), each code by what it says of the send.
-TWILIO_ERRORS: dict[int, TwilioFailure] = {
-    # The recipient or this message, for good: another try gets the same answer.
-    21211: TwilioFailure.REFUSED,  # invalid 'To' phone number
-    21214: TwilioFailure.REFUSED,  # 'To' phone number cannot be reached
-    21217: TwilioFailure.REFUSED,  # phone number does not appear to be valid
-    21265: TwilioFailure.REFUSED,  # 'To' number cannot be a short code
-    21266: TwilioFailure.REFUSED,  # 'To' and 'From' number cannot be the same
-    21408: TwilioFailure.REFUSED,  # permission to send to this region is not enabled
-    21608: TwilioFailure.REFUSED,  # trial account: the number is unverified
-    21610: TwilioFailure.REFUSED,  # the recipient replied STOP
-    21612: TwilioFailure.REFUSED,  # 'To' cannot be reached from this 'From' (no route)
-    21614: TwilioFailure.REFUSED,  # 'To' is not a valid mobile number
-    21617: TwilioFailure.REFUSED,  # body exceeds the 1,600-character limit
-    30003: TwilioFailure.REFUSED,  # unreachable destination handset
-    30004: TwilioFailure.REFUSED,  # message blocked (by the recipient or the carrier)
-    30005: TwilioFailure.REFUSED,  # unknown destination handset
-    30006: TwilioFailure.REFUSED,  # landline or unreachable carrier
-    30007: TwilioFailure.REFUSED,  # carrier filtering: the message was flagged
-    # Our account or sender: every reply would fail the same way until an operator acts. Retried
-    # (so the replies stay in the outbox for a redrive), logged as a configuration error, alarmed.
-    20003: TwilioFailure.CONFIGURATION,  # authentication failed: wrong account SID or auth token
-    20005: TwilioFailure.CONFIGURATION,  # account not active
-    20404: TwilioFailure.CONFIGURATION,  # resource not found (the account in the URL)
-    21212: TwilioFailure.CONFIGURATION,  # invalid 'From' number
-    21606: TwilioFailure.CONFIGURATION,  # 'From' number cannot send SMS (or is not ours)
-    21659: TwilioFailure.CONFIGURATION,  # 'From' is not a Twilio number enabled for this account
-    21660: TwilioFailure.CONFIGURATION,  # mismatch between the 'From' number and the account
-    21701: TwilioFailure.CONFIGURATION,  # the Messaging Service does not exist (or is not ours)
-    21703: TwilioFailure.CONFIGURATION,  # the Messaging Service has no number available to send
-    21704: TwilioFailure.CONFIGURATION,  # the Messaging Service contains no phone numbers
-    21705: TwilioFailure.CONFIGURATION,  # the Messaging Service SID is invalid
-    30002: TwilioFailure.CONFIGURATION,  # account suspended
-    # Busy or briefly broken: another try later may work.
-    14107: TwilioFailure.TRANSIENT,  # rate limit exceeded
-    20429: TwilioFailure.TRANSIENT,  # too many requests
-    20500: TwilioFailure.TRANSIENT,  # internal server error
-    20503: TwilioFailure.TRANSIENT,  # service unavailable
-    21611: TwilioFailure.TRANSIENT,  # 'From' number has too many messages queued
-    30001: TwilioFailure.TRANSIENT,  # queue overflow
-}
-REFUSED_FOR_GOOD = frozenset(code for code, kind in TWILIO_ERRORS.items() if kind is TwilioFailure.REFUSED)
-
-
-def classify(code: int | None, status: int) -> TwilioFailure:
-    """A code we do not know is retried, never recorded as refused: a refusal would drop the reply
-    for good, while a retry keeps it in the outbox and, if it never works, on the dead-letter queue
-    with its alarm. 401/403 without a code are the account's credentials."""
-    if code in TWILIO_ERRORS:
-        return TWILIO_ERRORS[code]
-    if status in {401, 403}:
-        return TwilioFailure.CONFIGURATION
-    return TwilioFailure.TRANSIENT
+# Twilio's longest ValidityPeriod (errors 21624 and 90007): a message may wait in its queue at most
+# this long before it fails with 30036.
+MAX_VALIDITY_SECONDS = 36_000
 
 
 _SEND_TIMEOUT_SECONDS = 5.0
@@ -141,9 +81,13 @@ class TwilioSmsGateway:
         api_url: str | None = None,
         messaging_service_sid: str | None = None,
         status_callback_url: str | None = None,
+        validity_seconds: int = MAX_VALIDITY_SECONDS,
+        clock: Callable[[], float] = lambda: time.time(),
     ) -> None:
         """`status_callback_url`: the webhook's status route (config's STATUS_CALLBACK_URL); None
-        sends without StatusCallback, so Twilio posts no status."""
+        sends without StatusCallback, so Twilio posts no status. `validity_seconds`: each reply's
+        ValidityPeriod, how long it may wait in Twilio's queue before it fails (30036) rather than
+        arrive late; an opt-out confirmation's is shorter when its deadline is nearer (`clock`)."""
         self._http = RedirectingHttpClient(api_url)
         client = Client(account_sid, auth_token, http_client=self._http)
         self._api = Version(Domain(client, TWILIO_API_BASE), "2010-04-01")
@@ -151,6 +95,8 @@ class TwilioSmsGateway:
         self._messaging_service_sid = messaging_service_sid
         self._status_callback_url = status_callback_url
         self._account_sid = account_sid
+        self._validity = max(1, min(int(validity_seconds), MAX_VALIDITY_SECONDS))
+        self._clock = clock
 
     def _sender(self, message: OutboundSms) -> dict[str, str]:
         """Exactly one sender: the Messaging Service, which picks a number of its pool (sticky
@@ -159,8 +105,20 @@ class TwilioSmsGateway:
             return {"MessagingServiceSid": self._messaging_service_sid}
         return {"From": message.from_}
 
+    def valid_for(self, message: OutboundSms) -> int:
+        """The reply's ValidityPeriod in whole seconds: the configured one, or, for an opt-out
+        confirmation, what is left of its five minutes if that is less (never under Twilio's 1)."""
+        if message.send_by is None:
+            return self._validity
+        return max(1, min(self._validity, math.floor(message.send_by - self._clock())))
+
     def send(self, message: OutboundSms, reply: ReplyId | None = None) -> str:
-        data = {"To": message.to, **self._sender(message), "Body": message.body}
+        data = {
+            "To": message.to,
+            **self._sender(message),
+            "Body": message.body,
+            "ValidityPeriod": str(self.valid_for(message)),
+        }
         if self._status_callback_url is not None and reply is not None:
             data["StatusCallback"] = status_callback(self._status_callback_url, reply)
         try:
@@ -170,7 +128,9 @@ class TwilioSmsGateway:
             kind = classify(exc.code, exc.status)
             if kind is TwilioFailure.REFUSED:
                 raise SmsPermanentlyRefused(
-                    f"Twilio refused the SMS to {mask_phone(message.to)}: {exc.code}", exc.code
+                    f"Twilio refused the SMS to {mask_phone(message.to)}: {exc.code}",
+                    exc.code,
+                    expired=exc.code in EXPIRED,
                 ) from exc
             if kind is TwilioFailure.CONFIGURATION:
                 raise ConfigurationProblem(
@@ -186,6 +146,7 @@ class TwilioSmsGateway:
                 # A 4xx (429 included) is Twilio refusing it; a 5xx may follow its accepting it
                 # (Twilio's page for 20500 warns that a retry may send twice).
                 maybe_sent=exc.status >= 500,
+                throttled=exc.status == 429 or exc.code in THROTTLED,
             ) from exc
         except (requests.RequestException, TwilioException) as exc:
             raise SmsTemporarilyFailed(

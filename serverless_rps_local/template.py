@@ -203,6 +203,13 @@ class _Names:
         except Unresolvable:
             return fallback
 
+    def number(self, value: Any) -> float:
+        """A number as written, or a parameter's (`!Ref MaxReceiveCount`: its default)."""
+        try:
+            return float(resolve(value, {**self.pseudo, **self.parameters}, {}))
+        except (Unresolvable, TypeError, ValueError) as exc:
+            raise TemplateError(f"{value!r} is not a number this template resolves") from exc
+
 
 def _table(logical_id: str, properties: dict[str, Any], names: _Names) -> TableDefinition:
     ttl = properties.get("TimeToLiveSpecification") or {}
@@ -236,7 +243,7 @@ def _queue(logical_id: str, properties: dict[str, Any], names: _Names) -> QueueD
         if isinstance(redrive, str):
             redrive = json.loads(redrive)
         target = _referenced_logical_id(redrive.get("deadLetterTargetArn"))
-        max_receive_count = int(redrive["maxReceiveCount"])
+        max_receive_count = int(names.number(redrive["maxReceiveCount"]))
     return QueueDefinition(
         logical_id=logical_id,
         name=names.name(properties.get("QueueName"), logical_id),
@@ -283,13 +290,13 @@ def _function(logical_id: str, properties: dict[str, Any], names: _Names) -> Fun
             scaling = event_properties.get("ScalingConfig") or {}
             sqs_trigger = SqsTrigger(
                 queue_logical_id=queue,
-                batch_size=int(event_properties.get("BatchSize", 10)),
-                maximum_batching_window_seconds=float(
+                batch_size=int(names.number(event_properties.get("BatchSize", 10))),
+                maximum_batching_window_seconds=names.number(
                     event_properties.get("MaximumBatchingWindowInSeconds", 0)
                 ),
                 report_batch_item_failures="ReportBatchItemFailures"
                 in (event_properties.get("FunctionResponseTypes") or []),
-                maximum_concurrency=int(scaling["MaximumConcurrency"])
+                maximum_concurrency=int(names.number(scaling["MaximumConcurrency"]))
                 if "MaximumConcurrency" in scaling
                 else None,
             )

@@ -371,6 +371,7 @@ class LocalTwilioApi:
             return self._inject(fault, to, sender, body, service)
         try:
             self._validate(to, sender, body)
+            validity = _validity_period(request.form.get("ValidityPeriod"))
         except _TwilioError as error:
             attempt = self._record_attempt(to, sender, body, error.status, error.code)
             with self._condition:
@@ -378,7 +379,7 @@ class LocalTwilioApi:
             for listener in listeners:
                 listener(dict(attempt))
             raise
-        message = self._accept(to, sender, body, service)
+        message = self._accept(to, sender, body, service, validity)
         callback_url = request.form.get("StatusCallback")
         if callback_url:
             self.callbacks.schedule(dict(message), callback_url)
@@ -497,7 +498,9 @@ class LocalTwilioApi:
         headers = {"Retry-After": f"{fault.retry_after:g}"} if fault.retry_after is not None else {}
         raise _TwilioError(fault.status, fault.code, f"Injected failure {fault.status}", headers)
 
-    def _accept(self, to: str, sender: str, body: str, service: str | None = None) -> dict[str, Any]:
+    def _accept(
+        self, to: str, sender: str, body: str, service: str | None = None, validity: int | None = None
+    ) -> dict[str, Any]:
         sid = "SM" + secrets.token_hex(16)
         now = formatdate(usegmt=True)
         segments = count_segments(body)
@@ -519,6 +522,8 @@ class LocalTwilioApi:
             "error_code": None,
             "error_message": None,
             "messaging_service_sid": service,
+            # Not in Twilio's answer: the ValidityPeriod the send asked for, kept for the tests.
+            "validity_period": validity,
             "price": None,
             "price_unit": "USD",
             "uri": f"/{API_VERSION}/Accounts/{self.account_sid}/Messages/{sid}.json",
@@ -625,3 +630,12 @@ def _json_body(request: Request) -> dict[str, Any]:
     if not isinstance(payload, dict):
         raise _TwilioError(400, 20001, "expected a JSON object")
     return payload
+
+
+def _validity_period(value: str | None) -> int | None:
+    """A send's ValidityPeriod as Twilio reads it: whole seconds, 1 to 36,000, or error 21624."""
+    if value is None:
+        return None
+    if not value.isdigit() or not 1 <= int(value) <= 36_000:
+        raise _TwilioError(400, 21624, "Validity period can only be set to integers between 1 and 36,000")
+    return int(value)

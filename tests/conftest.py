@@ -33,7 +33,7 @@ from moto import mock_aws
 
 from serverless_rps.bootstrap import Engine
 from serverless_rps.exceptions import SmsPermanentlyRefused, SmsTemporarilyFailed
-from serverless_rps.game import Limits
+from serverless_rps.game import Limits, lobby_shard
 from serverless_rps.game_store import DynamoGameStore
 from serverless_rps.observability import logger
 from serverless_rps.outbox import Outbox
@@ -92,6 +92,7 @@ LONGEST_FIRST: tuple[str, ...] = (
     "tests/protocol/test_reply_budget.py",
     "tests/local/test_browser.py",
     "tests/local/test_cold_path.py",
+    "tests/local/test_contention.py",
     "tests/local/test_dynamodb_local.py",
     "tests/local/test_event_source.py",
     "tests/local/test_find_chromium.py",
@@ -142,6 +143,13 @@ ALICE = "+15551110001"
 BOB = "+15552220002"
 CAROL = "+15553330003"
 STRANGER = "+15554440004"  # a phone the tests never register
+
+
+def neighbours(phone: str, count: int) -> list[str]:
+    """`count` phones whose lobby throws wait in `phone`'s lobby shard (model.lobby_shard): a
+    crowd that meets in one shard, as every lobby throw did before the lobby was sharded."""
+    found = (f"+1555660{index:04d}" for index in range(10_000))
+    return [other for other in found if lobby_shard(other) == lobby_shard(phone)][:count]
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -286,11 +294,12 @@ def new_engine(
     """The engine over `store`, as bootstrap.py composes it: an outbox that sends through `sender`
     and looks, before re-sending, in `sent_log` (by default `sender`'s own list: a FakeSms keeps
     one), and a processor over both. `options` are the processor's (limits defaults to the game's,
-    lock_wait_seconds to 0); its clock is the outbox's too."""
+    lock_wait_seconds to 0); its clock, sleep and jitter are the outbox's too."""
     log = sent_log if sent_log is not None else sender
     assert hasattr(log, "sent_to"), "give a sent_log: this sender keeps no list of what it sent"
-    clock = options.get("clock")
-    outbox = Outbox(store.outboxes, sender, log, **({"clock": clock} if clock else {}))  # type: ignore[arg-type]
+    # The clock, the pause and the jitter are the processor's and the outbox's alike.
+    shared = {name: options[name] for name in ("clock", "sleep", "jitter") if name in options}
+    outbox = Outbox(store.outboxes, sender, log, **shared)  # type: ignore[arg-type]
     options.setdefault("limits", Limits())
     options.setdefault("lock_wait_seconds", 0)
     return Engine(store, outbox, MessageProcessor(store, outbox, **options))
@@ -369,6 +378,9 @@ class Game:
         self.sms = sms
         self.strict = RequestsDynamoDbWouldRefuse(dynamodb)
         self.store = new_store(dynamodb)
+        # Ids from a counter (player ids decide which leaderboard shard holds a line): the same
+        # game played twice has the same ids, and drivers sharing tables keep apart by prefix.
+        ids = itertools.count(1)
         self.engine = new_engine(
             self.store,
             sms,
@@ -376,6 +388,7 @@ class Game:
             lock_wait_seconds=0.2,
             sleep=lambda _: None,
             budget=budget or BudgetPolicy(),
+            new_id=lambda: f"{sid_prefix}{next(ids):031x}",
         )
         self.processor = self.engine.processor
         self._sids = itertools.count(1)

@@ -19,7 +19,7 @@ from serverless_rps.game import is_shared_key
 from serverless_rps.parsing import OptOut, parse
 from serverless_rps.ports import ERASED
 from serverless_rps.rules import Move, Outcome
-from serverless_rps.sms_gateway import REFUSED_FOR_GOOD
+from serverless_rps.twilio_errors import REFUSED_FOR_GOOD
 
 __all__ = ["Inbound", "SoakRecord", "Verdict", "check"]
 

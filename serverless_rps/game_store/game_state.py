@@ -7,10 +7,11 @@ notified}`` and, while locked, ``user_locked = {lock_uuid, expiration_epoch_time
 (items.py writes them).
 
 Shared records sit beside the players, under keys no phone can have (they start with ``~``, sorting
-after every number): ``~leaderboard`` holds ``rankings`` (player id, nickname, wins, losses, since;
-no phone); ``~lobby`` holds at most one ``waiting`` stranger (phone, player id, nickname, move,
-expiry: removed by that player's STOP). They are locked, fenced and released like a player,
-created by the first lock, and never deleted.
+after every number), each split in shards (model.SHARDS): a leaderboard shard ``~leaderboard#07``
+holds ``rankings`` (player id, nickname, wins, losses, since; no phone) of the players whose id
+falls in it; a lobby shard ``~lobby#07`` holds at most one ``waiting`` stranger (phone, player id,
+nickname, move, expiry: removed by that player's STOP) whose phone falls in it. They are locked,
+fenced and released like a player, created by the first lock, and never deleted.
 """
 
 from __future__ import annotations
@@ -100,12 +101,21 @@ class GameStateRows:
                 keys = unprocessed["Keys"] if unprocessed else []
         return players
 
-    def get_shared(self, key: str) -> SharedRecord:
-        with translated("read a shared record"):
-            response = self._dynamodb.get_item(
-                TableName=self._tables.game_state, Key={"phone_number": {"S": key}}, ConsistentRead=True
-            )
-        return shared_from_item(key, response.get("Item", {}))
+    def get_shared(self, keys: Sequence[str]) -> dict[str, SharedRecord]:
+        """One consistent read of every shared record in `keys` (a leaderboard's or a lobby's
+        shards, at most BATCH_GET_LIMIT); one never written reads as empty."""
+        items: dict[str, dict[str, Any]] = {}
+        request = [{"phone_number": {"S": key}} for key in dict.fromkeys(keys)]
+        with translated("read shared records"):
+            while request:
+                response = self._dynamodb.batch_get_item(
+                    RequestItems={self._tables.game_state: {"Keys": request, "ConsistentRead": True}}
+                )
+                for item in response["Responses"].get(self._tables.game_state, []):
+                    items[item["phone_number"]["S"]] = item
+                unprocessed = response["UnprocessedKeys"].get(self._tables.game_state)
+                request = unprocessed["Keys"] if unprocessed else []
+        return {key: shared_from_item(key, items.get(key, {})) for key in keys}
 
     # -- leases ------------------------------------------------------------------------------
 

@@ -15,8 +15,8 @@ from decimal import Decimal
 from typing import Any
 
 from serverless_rps.game import (
-    LEADERBOARD,
-    LOBBY,
+    LEADERBOARD_SHARDS,
+    LOBBY_SHARDS,
     Challenge,
     LastOpponent,
     Leaderboard,
@@ -88,6 +88,7 @@ def shared_to_item(key: str, record: SharedRecord) -> dict[str, Any]:
                     "display_name": {"S": waiting.display_name},
                     "move": {"S": waiting.move.value},
                     "expires_epoch_timestamp": number(waiting.expires_at),
+                    "since": number(waiting.since),
                 }
             }
         return item
@@ -111,7 +112,7 @@ def shared_to_item(key: str, record: SharedRecord) -> dict[str, Any]:
 
 
 def shared_from_item(key: str, item: dict[str, Any]) -> SharedRecord:
-    if key == LOBBY:
+    if key in LOBBY_SHARDS:
         waiting = item.get("waiting", {}).get("M")
         if waiting is None:
             return Lobby()
@@ -122,9 +123,10 @@ def shared_from_item(key: str, item: dict[str, Any]) -> SharedRecord:
                 waiting["display_name"]["S"],
                 Move(waiting["move"]["S"]),
                 float(waiting["expires_epoch_timestamp"]["N"]),
+                float(waiting["since"]["N"]),
             )
         )
-    if key != LEADERBOARD:
+    if key not in LEADERBOARD_SHARDS:
         return shared_record(key)  # raises for an unknown key
     return Leaderboard(
         tuple(

@@ -110,8 +110,8 @@ class DynamoGameStore:
     def get_players(self, phones: Sequence[str]) -> dict[str, Player]:
         return self._game_state.get_players(phones)
 
-    def get_shared(self, key: str) -> SharedRecord:
-        return self._game_state.get_shared(key)
+    def get_shared(self, keys: Sequence[str]) -> Mapping[str, SharedRecord]:
+        return self._game_state.get_shared(keys)
 
     def lock(self, phone: str, lock_id: str, now: float, *, player_only: bool = False) -> LockedPlayer:
         return self._game_state.lock(phone, lock_id, now, player_only=player_only)

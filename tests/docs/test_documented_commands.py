@@ -223,7 +223,7 @@ CLASSIFICATION: tuple[Rule, ...] = (
         "the 5,000-message chaos soak (~20 minutes)",
         checks=(PY + " -m bench.chaos --help",),
     ),
-    Rule(r"make bench", Kind.LONG, "every benchmark (~15 minutes)", checks=(PY + " -m bench --help",)),
+    Rule(r"make bench", Kind.LONG, "every benchmark (~25 minutes)", checks=(PY + " -m bench --help",)),
     Rule(
         r"make mutants",
         Kind.LONG,

@@ -355,3 +355,15 @@ def test_the_list_needs_the_accounts_credentials(twilio_api: LocalTwilioApi) -> 
     response = refused.value.args[1]
     assert response.status_code == 401
     assert '"code": 20003' in response.text
+
+
+@pytest.mark.parametrize("validity", ["0", "36001", "ten", "1.5"])
+def test_a_validity_period_twilio_would_not_take_is_refused_with_21624(
+    twilio_api: LocalTwilioApi, validity: str
+) -> None:
+    with pytest.raises(TwilioRestException) as refused:
+        _client(twilio_api).messages.create(
+            to=ALICE, from_=SERVICE_NUMBER, body="hi", validity_period=validity
+        )
+    assert (refused.value.status, refused.value.code) == (400, 21624)
+    assert twilio_api.sent_messages() == []

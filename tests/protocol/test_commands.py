@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from serverless_rps import replies
 from serverless_rps.game import Limits
+from serverless_rps.model import LOBBY_SWEEP_SECONDS
 from serverless_rps.processing import Result
 from serverless_rps.rules import Move, Outcome
 from tests.conftest import ALICE, BOB, CAROL, TABLES, FakeSms, Game
@@ -106,13 +109,14 @@ def test_again_never_reaches_whoever_took_a_quitters_name(game: Game) -> None:
 
 
 def test_a_throw_with_no_opponent_waits_for_a_stranger_and_both_learn_who_and_the_result(
-    game: Game,
+    game: Game, clock: Any
 ) -> None:
     game.register((ALICE, "alice"), (BOB, "bob"))
     game.text(ALICE, "throw rock")
     assert game.sms.last(ALICE) == replies.lobby_waiting(Move.ROCK)
     game.text(ALICE, "paper")
     assert game.sms.last(ALICE) == replies.lobby_already_waiting(Move.ROCK), "never paired with herself"
+    clock.tick(LOBBY_SWEEP_SECONDS)  # bob's room is another than alice's: she has waited long enough
     game.text(BOB, "paper")
     assert game.sms.last(BOB) == replies.lobby_result(Outcome.WIN, Move.PAPER, Move.ROCK, "alice")
     assert game.sms.last(ALICE) == replies.lobby_result(Outcome.LOSS, Move.ROCK, Move.PAPER, "bob")

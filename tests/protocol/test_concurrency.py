@@ -17,6 +17,7 @@ import pytest
 
 from serverless_rps import replies
 from serverless_rps.exceptions import RetryLater
+from serverless_rps.game import lobby_shard
 from serverless_rps.parsing import nickname_skeleton
 from serverless_rps.processing import InboundSms, MessageProcessor
 from serverless_rps.rules import Move, Outcome
@@ -29,6 +30,7 @@ from tests.conftest import (
     FakeSms,
     create_tables,
     delete_tables,
+    neighbours,
     new_processor,
     new_store,
 )
@@ -206,21 +208,24 @@ def test_two_phones_claiming_one_nickname_at_once_get_one_winner(server_endpoint
     assert winner["nickname"]["S"] == nickname_skeleton("highlander")
 
 
-def test_many_lobby_throws_at_once_pair_each_player_exactly_once_and_never_with_themselves(
-    server_endpoint: str,
-) -> None:
+def _lobby_throws_at_once(
+    server_endpoint: str, players: list[str], sid_letter: str
+) -> tuple[FakeSms, dict[str, list[str]], list[str]]:
+    """Every player registers, then all throw rock to the lobby at once, each delivered until
+    done. Returns what was sent, whom each was told they played, and who was told they wait.
+    `sid_letter` keeps these SMS ids and nicknames apart from another test's on the module's one
+    server (the players are named `<letter>lobby<index>`)."""
     sms = FakeSms()
-    players = [f"+1555777{index:04d}" for index in range(8)]
     setup = _invocation(server_endpoint, sms)
     for index, phone in enumerate(players):
-        setup.process(_message(phone, f"nick lobby{index}", f"SMl{index:031d}"))
+        setup.process(_message(phone, f"nick {sid_letter}lobby{index}", f"SM{sid_letter}l{index:030d}"))
     deliveries: list[int] = []
     _at_once(
         *[
             functools.partial(
                 _deliver_until_done,
                 _invocation(server_endpoint, sms),
-                _message(phone, "throw rock", f"SMm{index:031d}"),
+                _message(phone, "throw rock", f"SM{sid_letter}m{index:030d}"),
                 deliveries,
             )
             for index, phone in enumerate(players)
@@ -232,13 +237,42 @@ def test_many_lobby_throws_at_once_pair_each_player_exactly_once_and_never_with_
             name = message.body.removeprefix("A stranger played you: ").split(".")[0]
             opponents.setdefault(message.to, []).append(name)
     waiting = [m.to for m in sms.sent if m.body == replies.lobby_waiting(Move.ROCK)]
+    print(f"\n{len(players)} lobby throws at once: deliveries needed per throw: max {max(deliveries)}")
+    return sms, opponents, waiting
+
+
+def test_many_lobby_throws_at_once_from_every_room_each_play_at_most_once_and_only_each_other(
+    server_endpoint: str,
+) -> None:
+    """Phones of many rooms (lobby shards): each throw waits in its own room or plays whoever waits
+    there; nobody is played twice, by themselves, or without being told."""
+    players = [f"+1555777{index:04d}" for index in range(8)]
+    assert len({lobby_shard(phone) for phone in players}) > 4
+    _, opponents, waiting = _lobby_throws_at_once(server_endpoint, players, "a")
+    names = {phone: f"alobby{index}" for index, phone in enumerate(players)}
+    phone_named = {name: phone for phone, name in names.items()}
+    assert all(len(played) == 1 for played in opponents.values()), "nobody matched twice"
+    for phone, (other,) in opponents.items():
+        assert opponents[phone_named[other]] == [names[phone]], "pairs are mutual"
+        assert lobby_shard(phone_named[other]) == lobby_shard(phone), "strangers meet in a room"
+    assert sorted(waiting) == sorted(set(waiting)), "nobody waits twice"
+    assert len(set(waiting) | set(opponents)) == len(players), "every throw waits or plays"
+
+
+def test_many_lobby_throws_at_once_pair_each_player_exactly_once_and_never_with_themselves(
+    server_endpoint: str,
+) -> None:
+    """Phones of one room: as one lobby did, every throw pairs or waits for the next."""
+    # A room none of the other lobby test's phones (on the module's one server) waits in.
+    players = neighbours("+15558880000", 8)
+    assert lobby_shard("+15558880000") not in {lobby_shard(f"+1555777{index:04d}") for index in range(8)}
+    _, opponents, waiting = _lobby_throws_at_once(server_endpoint, players, "b")
     # Each player waited first (alone in the lobby) or played the one waiting: 8 = 4 pairs.
     assert sorted(opponents) == sorted(players), "nobody lost, nobody left waiting"
     assert all(len(names) == 1 for names in opponents.values()), "nobody matched twice"
-    names = {phone: f"lobby{index}" for index, phone in enumerate(players)}
+    names = {phone: f"blobby{index}" for index, phone in enumerate(players)}
     assert all(names[phone] not in opponents[phone] for phone in players), "nobody played themselves"
     phone_named = {name: phone for phone, name in names.items()}
     for phone, (other,) in opponents.items():
         assert opponents[phone_named[other]] == [names[phone]], "pairs are mutual"
     assert len(waiting) == 4
-    print(f"\n8 lobby throws at once: deliveries needed per throw: max {max(deliveries)}")

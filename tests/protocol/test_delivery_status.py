@@ -174,6 +174,20 @@ def test_a_late_or_repeated_callback_never_overwrites_a_later_status(
     ], "counted once, however often Twilio says it"
 
 
+def test_a_reply_that_expired_in_twilios_queue_is_counted_as_expired(
+    game: Game, ingress: webhook.Ingress, capsys: pytest.CaptureFixture[str]
+) -> None:
+    reply, sid = alice_says_help(game)
+    capsys.readouterr()
+    assert post(ingress, callback(reply, sid, "failed", 30036)) == 200  # its ValidityPeriod ran out
+
+    assert delivery_metrics(capsys.readouterr().out) == [
+        ("RepliesFailed", {"service": "serverless-rps"}),
+        ("DeliveryErrors", {"service": "serverless-rps", "error_code": "30036"}),
+        ("RepliesExpired", {"service": "serverless-rps"}),
+    ]
+
+
 def test_a_send_never_recorded_is_learnt_from_its_callback_and_not_sent_again(
     game: Game, ingress: webhook.Ingress, clock: Any
 ) -> None:

@@ -21,7 +21,7 @@ import pytest
 from serverless_rps import app, game, observability
 from serverless_rps.exceptions import LockContended, SmsTemporarilyFailed, StoreUnavailable
 from serverless_rps.ports import CompletedRecord, OutboundSms
-from serverless_rps.sms_gateway import TWILIO_ERRORS, TwilioFailure, classify
+from serverless_rps.twilio_errors import TWILIO_ERRORS, TwilioFailure, classify
 from serverless_rps_local.twilio_api import LocalTwilioApi
 from tests.conftest import ALICE, BOB, TABLES, Game, opted_out, transient_failure
 from tests.protocol.test_lambda_handler import LambdaContext, _event, deployed

@@ -14,7 +14,8 @@ from typing import Any
 from boto3.dynamodb.types import TypeDeserializer
 
 from serverless_rps import replies
-from serverless_rps.game import LEADERBOARD, LOBBY, Limits
+from serverless_rps.game import Limits, board_shard, lobby_shard
+from serverless_rps.model import LOBBY_SWEEP_SECONDS
 from serverless_rps.parsing import nickname_skeleton
 from tests.conftest import ALICE, BOB, COMPLETED_SECONDS, LEASE_SECONDS, STRANGER, TABLES, Game
 
@@ -138,27 +139,31 @@ def test_a_nickname_row_holds_the_name_as_typed_and_its_owner(game: Game) -> Non
     }
 
 
-def test_the_lobby_holds_the_waiting_stranger_and_the_leaderboard_the_results(game: Game) -> None:
+def test_the_lobby_holds_the_waiting_stranger_and_the_leaderboard_the_results(game: Game, clock: Any) -> None:
     game.register((ALICE, "alice"), (BOB, "bob"))
     game.text(ALICE, "rock")
     alice = _plain(game.player(ALICE))
     assert alice["in_lobby"] is True
-    assert _plain(game.player(LOBBY)) == {
-        "phone_number": LOBBY,
+    lobby = lobby_shard(ALICE)  # the shard of alice's phone: "~lobby#06"
+    assert _plain(game.player(lobby)) == {
+        "phone_number": lobby,
         "waiting": {
             "phone_number": ALICE,
             "player_id": alice["player_id"],
             "display_name": "alice",
             "move": "rock",
             "expires_epoch_timestamp": time.time() + WEEK,
+            "since": time.time(),  # when she began to wait: another room plays her after LOBBY_SWEEP_SECONDS
         },
     }
 
+    clock.tick(LOBBY_SWEEP_SECONDS)  # bob's room is another than alice's
     game.text(BOB, "paper")
-    assert _plain(game.player(LOBBY)) == {"phone_number": LOBBY}, "the pair left the lobby"
+    assert _plain(game.player(lobby)) == {"phone_number": lobby}, "the pair left the lobby"
     bob = _plain(game.player(BOB))
-    assert _plain(game.player(LEADERBOARD)) == {
-        "phone_number": LEADERBOARD,
+    board = board_shard(bob["player_id"])  # the shard of bob's line: "~leaderboard#NN"
+    assert _plain(game.player(board)) == {
+        "phone_number": board,
         "rankings": [
             {
                 "player_id": bob["player_id"],

@@ -11,7 +11,7 @@ import pytest
 from serverless_rps import commands, replies
 from serverless_rps.commands import Needs
 from serverless_rps.exceptions import LockContended, LockLost, StaleRead
-from serverless_rps.game import LEADERBOARD, Limits, throw
+from serverless_rps.game import LEADERBOARD_SHARDS, Limits, board_shards, throw
 from serverless_rps.observability import mask_phone
 from serverless_rps.parsing import ShowScore, Throw
 from serverless_rps.ports import Claim, OutboundSms
@@ -75,28 +75,31 @@ def test_a_writer_that_lost_only_the_leaderboards_lease_cannot_commit(game: Game
     refused as a lost lock, and neither the players nor the board change."""
     game.register((ALICE, "alice"), (BOB, "bob"))
     game.text(BOB, "rock alice")
+    players = game.store.get_players([ALICE, BOB])
+    keys = board_shards(*players.values())  # the shards of alice's and bob's lines
     claim = game.store.claim("SM" + "f" * 32, "slow-attempt", time.time())
     assert isinstance(claim, Claim)
-    board = game.store.lock(LEADERBOARD, "slow-attempt", time.time())
-    clock.tick(LEASE_SECONDS + 1)  # the board's lease runs out; the players' below are fresh
+    boards = [game.store.lock(key, "slow-attempt", time.time()) for key in keys]
+    clock.tick(LEASE_SECONDS + 1)  # the board's leases run out; the players' below are fresh
     now = time.time()
     alice, bob = (game.store.lock(phone, "slow-attempt", now) for phone in (ALICE, BOB))
-    game.store.lock(LEADERBOARD, "live-attempt", now)
-    decision = throw(ALICE, alice.player, bob.player, Throw(Move.PAPER, "bob"), now, Limits(), board.shared)
-    assert LEADERBOARD in decision.shared, "the throw resolves: the board is part of the commit"
+    game.store.lock(keys[0], "live-attempt", now)
+    shards = {board.phone: board.shared for board in boards}
+    decision = throw(ALICE, alice.player, bob.player, Throw(Move.PAPER, "bob"), now, Limits(), shards)  # type: ignore[arg-type]
+    assert set(keys) <= set(decision.shared), "the throw resolves: the board is part of the commit"
     outbox = [OutboundSms(reply.to, "+1", reply.body) for reply in decision.replies]
 
     with pytest.raises(LockLost):
-        game.store.commit(claim, [alice, bob, board], decision, outbox, {}, now)
+        game.store.commit(claim, [alice, bob, *boards], decision, outbox, {}, now)
 
     assert set(game.player(BOB)["games"]["M"]) == {ALICE}, "bob's throw still waits: no result landed"
-    assert game.player(LEADERBOARD)["user_locked"]["M"]["lock_uuid"]["S"] == "live-attempt"
+    assert game.player(keys[0])["user_locked"]["M"]["lock_uuid"]["S"] == "live-attempt"
 
 
 def test_a_lock_tells_its_holder_when_its_lease_lapses(game: Game) -> None:
     game.register((ALICE, "alice"))
     now = time.time()
-    for key in (ALICE, LEADERBOARD, STRANGER):  # a player, a shared record, a phone with no player
+    for key in (ALICE, LEADERBOARD_SHARDS[0], STRANGER):  # a player, a shared record, a phone with no player
         locked = game.store.lock(key, "attempt", now)
         stored = game.player(key)["user_locked"]["M"]["expiration_epoch_timestamp"]["N"]
         assert locked.expires_at == float(stored) == now + LEASE_SECONDS
@@ -131,8 +134,9 @@ def test_players_are_locked_in_ascending_phone_order_whoever_throws(game: Game) 
     game.dynamodb.meta.events.register("provide-client-params.dynamodb.UpdateItem", record_lock)
     game.text(BOB, "rock alice")
     game.text(ALICE, "rock bob")
-    # The result's leaderboard comes last: its key sorts after every phone.
-    assert order == [*sorted([ALICE, BOB]), *sorted([ALICE, BOB]), LEADERBOARD]
+    # The result's leaderboard shards come last: their keys sort after every phone.
+    shards = board_shards(*game.store.get_players([ALICE, BOB]).values())
+    assert order == [*sorted([ALICE, BOB]), *sorted([ALICE, BOB]), *shards]
 
 
 def test_a_lock_contended_briefly_is_waited_for_inside_the_invocation(game: Game, clock: Any) -> None:

@@ -119,6 +119,32 @@ def test_a_reply_twilio_refuses_is_counted_as_refused(
     assert (emitted.totals["RepliesRefused"], emitted.totals["RepliesSent"]) == (3, 0)
 
 
+def test_a_reply_too_late_for_twilios_queue_is_counted_as_expired_and_not_retried(
+    deployed: Any, twilio: LocalTwilioApi, capsys: pytest.CaptureFixture[str]
+) -> None:
+    twilio.fail_next(status=400, code=21611)  # the sender's queue already holds ten hours
+    response = _texts(("SM" + "3" * 32, ALICE, "score"))
+
+    emitted = Emitted(capsys.readouterr().out)
+
+    assert response == {"batchItemFailures": []}, "recorded as refused: never sent again"
+    assert (emitted.totals["RepliesExpired"], emitted.totals["RepliesRefused"]) == (1, 1)
+
+
+def test_twilio_throttling_is_waited_out_in_the_invocation_and_counted(
+    deployed: Any, twilio: LocalTwilioApi, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("time.sleep", lambda seconds: None)  # the outbox's pause between tries
+    twilio.fail_next(status=429, code=20429)
+    response = _texts(("SM" + "2" * 32, ALICE, "score"))
+
+    emitted = Emitted(capsys.readouterr().out)
+
+    assert response == {"batchItemFailures": []}, "the second try went through"
+    assert emitted.totals["TwilioThrottled"] == 1
+    assert [message["to"] for message in twilio.sent_messages()] == [ALICE, ALICE]  # opt-in, score
+
+
 def test_lock_contention_and_the_retry_it_causes_are_counted(
     deployed: Any, dynamodb: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:

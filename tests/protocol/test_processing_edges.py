@@ -17,7 +17,7 @@ from serverless_rps.exceptions import (
     OutboxLeaseExpired,
     SmsTemporarilyFailed,
 )
-from serverless_rps.game import LEADERBOARD, LOBBY
+from serverless_rps.game import LEADERBOARD_SHARDS, LOBBY_SHARDS
 from serverless_rps.observability import Untraced
 from serverless_rps.parsing import ShowScore
 from serverless_rps.ports import OutboundSms, ReplyId
@@ -141,19 +141,19 @@ def test_a_commands_hooks_run_in_the_order_its_description_gives_each_handed_the
     seen: list[tuple[str, object]] = []
     real = commands.COMMANDS[ShowScore]
 
-    def look_up(command: ShowScore, sender: str, reads: object) -> commands.LookedUp:
+    def look_up(command: ShowScore, sender: str, reads: object, now: float) -> commands.LookedUp:
         seen.append(("look_up", command))
         return commands.LookedUp()
 
     def needs(command: ShowScore, facts: commands.Facts) -> commands.Needs:
         seen.append(("needs", command))
         assert facts.shared == {}, "needs sees the players only"
-        return commands.Needs(lock=(LEADERBOARD,), read=(LOBBY,))
+        return commands.Needs(lock=(LEADERBOARD_SHARDS[0],), read=(LOBBY_SHARDS[0],))
 
     def check(command: ShowScore, facts: commands.Facts) -> None:
         seen.append(("check", command))
-        assert set(facts.shared) == {LEADERBOARD}
-        assert set(facts.read_shared) == {LOBBY}
+        assert set(facts.shared) == {LEADERBOARD_SHARDS[0]}
+        assert set(facts.read_shared) == {LOBBY_SHARDS[0]}
 
     def decide(command: ShowScore, facts: commands.Facts) -> game_rules.Decision:
         seen.append(("decide", command))

@@ -10,18 +10,20 @@ import pytest
 
 from serverless_rps import replies
 from serverless_rps.exceptions import ReadsKeptChanging
-from serverless_rps.game import LOBBY
+from serverless_rps.game import LOBBY_SHARDS, lobby_shard
+from serverless_rps.model import LOBBY_SWEEP_SECONDS
 from serverless_rps.processing import Result
 from serverless_rps.rules import Move, Outcome
-from tests.conftest import ALICE, BOB, CAROL, TABLES, Game
+from tests.conftest import ALICE, BOB, CAROL, TABLES, Game, neighbours
 from tests.protocol.test_failure_visibility import json_log_lines
 
 
 def _after_reads(
     game: Game, of: Callable[[dict[str, Any]], bool], interlopers: list[Callable[[], None]]
 ) -> None:
-    """Run the next of `interlopers` right after each GetItem of ours whose request `of` picks
-    returns (an interloper's own reads go through the same client: they are not ours)."""
+    """Run the next of `interlopers` right after each read of ours (GetItem or BatchGetItem) whose
+    request `of` picks returns (an interloper's own reads go through the same client: they are
+    not ours)."""
     state = {"picked": False, "interloping": False}
 
     def note(params: dict[str, Any], **_: Any) -> None:
@@ -33,8 +35,9 @@ def _after_reads(
             interlopers.pop(0)()
             state["interloping"] = False
 
-    game.dynamodb.meta.events.register("provide-client-params.dynamodb.GetItem", note)
-    game.dynamodb.meta.events.register("after-call.dynamodb.GetItem", after_read)
+    for read in ("GetItem", "BatchGetItem"):
+        game.dynamodb.meta.events.register(f"provide-client-params.dynamodb.{read}", note)
+        game.dynamodb.meta.events.register(f"after-call.dynamodb.{read}", after_read)
 
 
 def _after_nickname_lookups(game: Game, interlopers: list[Callable[[], None]]) -> None:
@@ -42,9 +45,11 @@ def _after_nickname_lookups(game: Game, interlopers: list[Callable[[], None]]) -
 
 
 def _after_lobby_reads(game: Game, interlopers: list[Callable[[], None]]) -> None:
-    _after_reads(
-        game, lambda params: params.get("Key", {}).get("phone_number", {}).get("S") == LOBBY, interlopers
-    )
+    def reads_the_lobby(params: dict[str, Any]) -> bool:
+        keys = params.get("RequestItems", {}).get(TABLES.game_state, {}).get("Keys", [])
+        return {key["phone_number"]["S"] for key in keys} == set(LOBBY_SHARDS)
+
+    _after_reads(game, reads_the_lobby, interlopers)
 
 
 def _sent_back_then_played(game: Game, body: str, why: str) -> None:
@@ -86,16 +91,38 @@ def test_a_throw_at_a_name_that_moved_to_another_phone_is_never_scored_against_t
 def test_a_lobby_throw_that_lands_between_our_read_and_our_lock_is_played_not_overwritten(
     game: Game,
 ) -> None:
-    game.register((ALICE, "alice"), (BOB, "bob"))
+    [neighbour] = neighbours(ALICE, 1)  # its throws wait in alice's shard
+    game.register((ALICE, "alice"), (neighbour, "bob"))
     other = Game(game.dynamodb, game.sms, sid_prefix="9")
-    _after_lobby_reads(game, [lambda: other.text(BOB, "throw rock")])
+    _after_lobby_reads(game, [lambda: other.text(neighbour, "throw rock")])
     game.text(ALICE, "paper")  # read an empty lobby; bob's throw waits there before alice's lock
     assert game.sms.last(ALICE) == replies.lobby_result(Outcome.WIN, Move.PAPER, Move.ROCK, "bob")
-    assert game.sms.last(BOB) == replies.lobby_result(Outcome.LOSS, Move.ROCK, Move.PAPER, "alice")
+    assert game.sms.last(neighbour) == replies.lobby_result(Outcome.LOSS, Move.ROCK, Move.PAPER, "alice")
+
+
+def test_a_stranger_in_another_room_is_played_once_left_waiting_alone_for_the_sweep(
+    game: Game, clock: Any
+) -> None:
+    """Rooms (docs/protocol.md, "Shards"): within LOBBY_SWEEP_SECONDS of each other, strangers of
+    different rooms both wait, as if they came one at a time, however their reads and locks
+    interleave; once a waiter has been alone that long, the next throw from any room plays them."""
+    assert len({lobby_shard(ALICE), lobby_shard(BOB), lobby_shard(CAROL)}) == 3
+    game.register((ALICE, "alice"), (BOB, "bob"), (CAROL, "carol"))
+    other = Game(game.dynamodb, game.sms, sid_prefix="9")
+    _after_lobby_reads(game, [lambda: other.text(BOB, "throw rock")])
+    game.text(ALICE, "paper")
+    assert game.sms.last(ALICE) == replies.lobby_waiting(Move.PAPER)
+    assert game.sms.last(BOB) == replies.lobby_waiting(Move.ROCK)
+
+    clock.tick(LOBBY_SWEEP_SECONDS)
+    game.text(CAROL, "scissors")
+
+    played = [phone for phone in (ALICE, BOB) if "carol" in game.sms.last(phone)]
+    assert len(played) == 1, "carol plays exactly one of them; the other still waits"
 
 
 def test_a_lobby_that_changes_under_every_attempt_sends_the_message_back_for_later(game: Game) -> None:
-    players = [(f"+1555440{index:04d}", f"crowd{index}") for index in range(3)]
+    players = [(phone, f"crowd{index}") for index, phone in enumerate(neighbours(ALICE, 3))]
     game.register((ALICE, "alice"), *players)
     other = Game(game.dynamodb, game.sms, sid_prefix="9")
     crowd = [lambda phone=phone: other.text(phone, "rock") for phone, _ in players]
@@ -105,7 +132,7 @@ def test_a_lobby_that_changes_under_every_attempt_sends_the_message_back_for_lat
 
 
 def test_a_lobby_that_changes_under_two_attempts_is_settled_by_the_third(game: Game) -> None:
-    players = [(f"+1555440{index:04d}", f"crowd{index}") for index in range(2)]
+    players = [(phone, f"crowd{index}") for index, phone in enumerate(neighbours(ALICE, 2))]
     game.register((ALICE, "alice"), *players)
     other = Game(game.dynamodb, game.sms, sid_prefix="9")
     _after_lobby_reads(game, [lambda phone=phone: other.text(phone, "rock") for phone, _ in players])

@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+from serverless_rps.game import board_shards
+from serverless_rps.model import LOBBY_SWEEP_SECONDS
 from tests.conftest import ALICE, BOB, Game
 
 # command: (sender, body, requests). Every message: one claim, a lock on its sender (who pays the
@@ -24,12 +26,26 @@ EXPECTED = {
     "games while in the lobby": (ALICE, "games", 7),  # + read the lobby, without a lock
     "nick": (ALICE, "nick alicia", 6),  # + nickname lookup
     "waiting throw": (BOB, "rock zed", 9),  # + lookup, a second lock, two replies
-    "resolving throw": (ALICE, "paper bob", 10),  # + the leaderboard's lock, after the players
-    "top": (ALICE, "top", 6),  # + one read of the leaderboard: no scan
-    "lobby throw that waits": (ALICE, "throw rock", 7),  # + read the lobby, lock it last
-    "lobby throw that plays": (BOB, "paper", 11),  # + the waiting player's lock, the leaderboard's
+    # + a lock of the leaderboard's shard of each player's line, after the players: one when both
+    # lines share a shard, two otherwise (RESULT_PLAYERS names them; the count below is for one)
+    "resolving throw": (ALICE, "paper bob", 10),
+    "top": (ALICE, "top", 6),  # + one read of every leaderboard shard: no scan
+    "lobby throw that waits": (ALICE, "throw rock", 7),  # + one read of every lobby shard, lock one
+    "lobby throw that plays": (BOB, "paper", 11),  # + the waiting player's lock, their shards
     "again": (BOB, "again paper", 10),  # a waiting throw + reading bob's record for his last opponent
 }
+
+
+# The two players of each result: a second leaderboard shard is one more lock.
+RESULT_PLAYERS = {"resolving throw": (ALICE, BOB), "lobby throw that plays": (BOB, "+15557770000")}
+
+
+def _board_shard_locks(game: Game, command: str) -> int:
+    """Beyond the first: one lock per leaderboard shard the result's two lines live in."""
+    phones = RESULT_PLAYERS.get(command)
+    if phones is None:
+        return 0
+    return len(board_shards(*game.store.get_players(phones).values())) - 1
 
 
 def _count_requests(game: Game, sender: str, body: str) -> int:
@@ -62,13 +78,17 @@ PENDING = [0, pytest.param(19, marks=pytest.mark.slow)]
 
 @pytest.mark.parametrize("pending", PENDING)
 @pytest.mark.parametrize("command", list(EXPECTED))
-def test_requests_per_message_do_not_grow_with_pending_games(game: Game, command: str, pending: int) -> None:
+def test_requests_per_message_do_not_grow_with_pending_games(
+    game: Game, clock: Any, command: str, pending: int
+) -> None:
     sender, body, expected = EXPECTED[command]
     _alice_with_pending_games(game, pending)
     if command == "lobby throw that plays":
-        game.text("+15557770000", "throw rock")  # zed waits in the lobby
+        game.text("+15557770000", "throw rock")  # zed waits in the lobby, in another room than bob's
+        clock.tick(LOBBY_SWEEP_SECONDS)  # alone long enough to be played from any room
     if command == "games while in the lobby":
         game.text(ALICE, "throw rock")  # alice's record now says she may wait there
+    expected += _board_shard_locks(game, command)
     assert _count_requests(game, sender, body) == expected
 
 

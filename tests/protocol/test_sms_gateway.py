@@ -58,12 +58,63 @@ def test_an_invalid_number_is_a_permanent_refusal(gateway: TwilioSmsGateway) -> 
 def test_throttling_is_transient_and_carries_retry_after(
     twilio: LocalTwilioApi, gateway: TwilioSmsGateway
 ) -> None:
-    twilio.fail_next(status=429, retry_after=7)
+    twilio.fail_next(status=429, code=20429, retry_after=7)
     with pytest.raises(SmsTemporarilyFailed) as failed:
         gateway.send(HELLO)
     assert failed.value.retry_after == 7
     assert not failed.value.maybe_sent, "Twilio answered 429: it did not take the SMS"
+    assert failed.value.throttled, "safe to send again after a pause, in the same invocation"
     assert gateway.send(HELLO).startswith("SM"), "the next send goes through"
+
+
+def test_a_server_error_is_not_mistaken_for_throttling(
+    twilio: LocalTwilioApi, gateway: TwilioSmsGateway
+) -> None:
+    twilio.fail_next(status=503, code=20503)
+    with pytest.raises(SmsTemporarilyFailed) as failed:
+        gateway.send(HELLO)
+    assert not failed.value.throttled, "a 5xx may follow Twilio's accepting it: never tried again at once"
+
+
+@pytest.mark.parametrize(("code", "expired"), [(30036, True), (30001, True), (21611, True), (21610, False)])
+def test_a_refusal_says_whether_the_reply_came_too_late(
+    twilio: LocalTwilioApi, gateway: TwilioSmsGateway, code: int, expired: bool
+) -> None:
+    twilio.fail_next(status=400, code=code)
+    with pytest.raises(SmsPermanentlyRefused) as refused:
+        gateway.send(HELLO)
+    assert (refused.value.code, refused.value.expired) == (code, expired)
+
+
+def test_every_reply_carries_the_validity_period_so_a_late_one_fails_instead_of_arriving(
+    twilio: LocalTwilioApi,
+) -> None:
+    gateway = TwilioSmsGateway(TWILIO_ACCOUNT, TWILIO_TOKEN, twilio.base_url, validity_seconds=600)
+    gateway.send(HELLO)
+    [sent] = twilio.sent_messages()
+    assert sent["validity_period"] == 600
+
+
+def test_an_opt_out_confirmation_may_wait_only_what_is_left_of_its_five_minutes() -> None:
+    now = 1_800_000_000.0
+    gateway = TwilioSmsGateway(
+        TWILIO_ACCOUNT, TWILIO_TOKEN, "http://127.0.0.1:9", validity_seconds=600, clock=lambda: now
+    )
+    assert gateway.valid_for(OutboundSms(HELLO.to, HELLO.from_, "Bye", send_by=now + 120.9)) == 120
+    assert gateway.valid_for(OutboundSms(HELLO.to, HELLO.from_, "Bye", send_by=now + 0.5)) == 1, (
+        "Twilio's least"
+    )
+    assert gateway.valid_for(OutboundSms(HELLO.to, HELLO.from_, "Bye", send_by=now + 3600)) == 600
+    assert gateway.valid_for(HELLO) == 600
+
+
+@pytest.mark.parametrize(("configured", "sent"), [(50_000, 36_000), (0, 1)])
+def test_a_validity_period_beyond_twilios_range_is_kept_within_it(
+    twilio: LocalTwilioApi, configured: int, sent: int
+) -> None:
+    gateway = TwilioSmsGateway(TWILIO_ACCOUNT, TWILIO_TOKEN, twilio.base_url, validity_seconds=configured)
+    gateway.send(HELLO)
+    assert twilio.sent_messages()[0]["validity_period"] == sent
 
 
 @pytest.mark.parametrize("status", [500, 503])
@@ -113,7 +164,8 @@ def test_wrong_credentials_are_a_configuration_error_retried_not_recorded(twilio
         (400, 21266, SmsPermanentlyRefused),  # 'To' and 'From' are the same
         (400, 21660, ConfigurationProblem),  # our 'From' is not our account's: an operator acts
         (400, 21606, ConfigurationProblem),
-        (400, 30001, SmsTemporarilyFailed),  # queue overflow: later
+        (400, 30001, SmsPermanentlyRefused),  # queue overflow: too late to be worth sending
+        (400, 21611, SmsPermanentlyRefused),  # the sender's queue holds ten hours: too late too
         (400, 12345, SmsTemporarilyFailed),  # unknown: kept and retried, never dropped
     ],
 )

@@ -29,8 +29,9 @@ from serverless_rps.exceptions import (
     RetryLater,
     StoreUnavailable,
 )
-from serverless_rps.game import LEADERBOARD, LOBBY, Decision
+from serverless_rps.game import LEADERBOARD_SHARDS, LOBBY_SHARDS, Decision
 from serverless_rps.game_store.delivery_status import DeliveryStatus, DeliveryStatusRecords
+from serverless_rps.model import LOBBY_SWEEP_SECONDS
 from serverless_rps.ports import SENDING, CompletedRecord, OutboundSms
 from tests.conftest import (
     ALICE,
@@ -166,7 +167,7 @@ STEPS: list[tuple[str, str, Setup]] = [
     ("look up a nickname", "GetItem", lambda game: lambda: game.store.nickname_holder("bob")),
     ("read a player", "GetItem", lambda game: lambda: game.store.get_player(ALICE)),
     ("read players", "BatchGetItem", lambda game: lambda: game.store.get_players([ALICE, BOB])),
-    ("read a shared record", "GetItem", lambda game: lambda: game.store.get_shared(LEADERBOARD)),
+    ("read shared records", "BatchGetItem", lambda game: lambda: game.store.get_shared(LEADERBOARD_SHARDS)),
     ("lock a player", "UpdateItem", lambda game: lambda: game.store.lock(ALICE, "l1", time.time())),
     # A phone without a player record keeps its reply budget on its contact record.
     ("read a contact", "GetItem", lambda game: lambda: game.store.lock(STRANGER, "l1", time.time())),
@@ -211,7 +212,9 @@ def test_a_configuration_error_asks_for_a_slow_retry_and_a_passing_one_for_a_qui
     assert throttled.value.retry_after == 1
 
 
-def test_the_shared_records_and_a_strangers_budget_are_read_strongly_consistently(game: Game) -> None:
+def test_the_shared_records_and_a_strangers_budget_are_read_strongly_consistently(
+    game: Game, clock: Any
+) -> None:
     """`top` answers from a read with no lock, a lobby throw decides whom to lock from one, and a
     stranger's reply budget is read beside its lock: an eventually consistent read could miss the
     result, the waiting player or the replies just committed."""
@@ -219,17 +222,27 @@ def test_the_shared_records_and_a_strangers_budget_are_read_strongly_consistentl
     reads: list[tuple[str, bool]] = []
 
     def note_read(params: dict[str, Any], **_: Any) -> None:
-        [key] = params["Key"].values()
-        reads.append((key["S"], bool(params.get("ConsistentRead"))))
+        if "Key" in params:
+            [key] = params["Key"].values()
+            reads.append((key["S"], bool(params.get("ConsistentRead"))))
+        for request in params.get("RequestItems", {}).values():
+            for keys in request["Keys"]:
+                [key] = keys.values()
+                reads.append((key["S"], bool(request.get("ConsistentRead"))))
 
-    game.dynamodb.meta.events.register("provide-client-params.dynamodb.GetItem", note_read)
+    events = ("provide-client-params.dynamodb.GetItem", "provide-client-params.dynamodb.BatchGetItem")
+    for event in events:
+        game.dynamodb.meta.events.register(event, note_read)
     try:
         for sender, body in ((STRANGER, "hello"), (ALICE, "rock"), (BOB, "paper"), (ALICE, "top")):
             game.text(sender, body)
+            clock.tick(LOBBY_SWEEP_SECONDS)  # bob's lobby room is another than alice's
     finally:
-        game.dynamodb.meta.events.unregister("provide-client-params.dynamodb.GetItem", note_read)
+        for event in events:
+            game.dynamodb.meta.events.unregister(event, note_read)
     assert game.sms.last(ALICE) == replies.top_unranked([("bob", 1)]), "alice lost: not ranked"
-    assert {LOBBY, LEADERBOARD, game.store.contact_id(STRANGER)} <= {key for key, _ in reads}
+    shared = {*LOBBY_SHARDS, *LEADERBOARD_SHARDS}
+    assert {*shared, game.store.contact_id(STRANGER)} <= {key for key, _ in reads}
     assert all(consistent for _, consistent in reads), reads
 
 

@@ -31,8 +31,9 @@ def go(invocation: str, times: int) -> str:
     return "; ".join([f"go {invocation}"] * times)
 
 
-# A resolving throw takes 10 calls: claim, read the nickname, lock both players (in phone order),
-# lock the leaderboard (after every phone), commit, then send and record each of the two replies.
+# Bob's resolving throw takes 11 calls: claim, read the nickname, lock both players (in phone
+# order), lock the leaderboard shards of alice's and bob's lines (two: their ids fall in different
+# shards; after every phone), commit, then send and record each of the two replies.
 REGRESSIONS = (
     Regression(
         # Found by the exploration (same_message_twice, bound 1; first seen in crash_after_commit),
@@ -44,7 +45,7 @@ REGRESSIONS = (
         # crash between any send and its record.
         "a copy that read the outbox before a reply was recorded must not send that reply again",
         "same_message_twice",
-        f"{go('b1', 7)}; go b2; go b1; fail b1 429; go b1",
+        f"{go('b1', 8)}; go b2; go b1; fail b1 429; go b1",
     ),
     Regression(
         # Found by the exploration (same_message_twice, bound 1). b1 sends reply 0 and stalls
@@ -53,27 +54,27 @@ REGRESSIONS = (
         # b1 sent reply 1 as well.
         "an invocation that wakes after its outbox lease ran out stops sending; the copy sends the rest once",
         "same_message_twice",
-        f"{go('b1', 7)}; wait lease; go b1; {go('b2', 3)}",
+        f"{go('b1', 8)}; wait lease; go b1; {go('b2', 3)}",
     ),
     Regression(
         "a crash right after the commit loses no reply: the copy sends both once the lease expires",
         "crash_after_commit",
-        f"{go('b1', 6)}; kill b1",
+        f"{go('b1', 7)}; kill b1",
     ),
     Regression(
         "a crash between a send and its record may send that reply twice, and no other",
         "crash_after_commit",
-        f"{go('b1', 7)}; kill b1",
+        f"{go('b1', 8)}; kill b1",
     ),
     Regression(
         "a commit whose response is lost is not redone: the copy only sends the replies",
         "crash_after_commit",
-        f"{go('b1', 5)}; fail b1 lost",
+        f"{go('b1', 6)}; fail b1 lost",
     ),
     Regression(
         "two copies at once: the second backs off from the first's claim, and on its return only confirms",
         "same_message_twice",
-        f"go b1; go b2; {go('b1', 9)}",
+        f"go b1; go b2; {go('b1', 10)}",
     ),
     Regression(
         "throws crossing: whoever locks alice first goes first; the other backs off, returns and resolves",
@@ -120,14 +121,17 @@ def test_the_engine_keeps_every_promise_in_this_schedule(
 
 
 def test_a_crash_after_the_commit_costs_no_duplicate(explorers: dict[str, Explorer]) -> None:
-    world = explorers["crash_after_commit"].replay(parse_schedule(f"{go('b1', 6)}; kill b1"))
+    # Killed once reply 0 is sent and recorded (bob's throw: 7 calls to the commit, then the send
+    # and its record): the copy sends reply 1 only.
+    world = explorers["crash_after_commit"].replay(parse_schedule(f"{go('b1', 9)}; kill b1"))
 
     key = message_sid("b")
     assert world.ledger.sends[(key, 0)] == world.ledger.sends[(key, 1)] == 1
 
 
 def test_a_crash_between_send_and_record_duplicates_only_that_reply(explorers: dict[str, Explorer]) -> None:
-    world = explorers["crash_after_commit"].replay(parse_schedule(f"{go('b1', 7)}; kill b1"))
+    # Killed once reply 0 is sent, before its record: the copy cannot know, and sends it again.
+    world = explorers["crash_after_commit"].replay(parse_schedule(f"{go('b1', 8)}; kill b1"))
 
     key = message_sid("b")
     assert (world.ledger.sends[(key, 0)], world.ledger.sends[(key, 1)]) == (2, 1)

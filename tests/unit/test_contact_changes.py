@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from serverless_rps.game import Decision
 from serverless_rps.game_store.contacts import contact_changes
-from serverless_rps.model import LOBBY, Lobby
+from serverless_rps.model import LOBBY_SHARDS, Lobby
 from serverless_rps.ports import LockedPlayer, OutboundSms
 from serverless_rps.reply_budget import ReplyBudget
 
@@ -18,7 +18,7 @@ BUDGET = ReplyBudget(level=3.0, updated_at=100.0)
 
 
 def test_a_strangers_budget_goes_on_its_contact_record_whatever_is_locked_before_it() -> None:
-    lobby = LockedPlayer(LOBBY, "attempt", 130.0, None, None, Lobby())
+    lobby = LockedPlayer(LOBBY_SHARDS[0], "attempt", 130.0, None, None, Lobby())
     stranger = LockedPlayer(STRANGER, "attempt", 130.0, None, None)
     reply = OutboundSms(STRANGER, "+15550100000", "Welcome")
 

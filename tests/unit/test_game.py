@@ -12,8 +12,8 @@ import pytest
 
 from serverless_rps import game, replies
 from serverless_rps.game import (
-    LEADERBOARD,
-    LOBBY,
+    LEADERBOARD_SHARDS,
+    LOBBY_SHARDS,
     Challenge,
     Decision,
     LastOpponent,
@@ -26,6 +26,8 @@ from serverless_rps.game import (
     Player,
     Ranking,
     Reply,
+    board_shard,
+    lobby_shard,
 )
 from serverless_rps.parsing import Rematch, SetNickname, Throw
 from serverless_rps.rules import Move, Outcome
@@ -40,6 +42,22 @@ bob = Player(BOB, "bob-1", "bob", "Bob")
 carol = Player(CAROL, "carol-1", "carol", "Carol")
 LAST_WAS_ALICE = LastOpponent("allce", "Alice", "alice-1")
 LAST_WAS_BOB = LastOpponent("bob", "Bob", "bob-1")
+ALICE_LINE, BOB_LINE = board_shard("alice-1"), board_shard("bob-1")  # two shards of the leaderboard
+ALICE_LOBBY = lobby_shard(ALICE)
+
+
+def _boards(*players: Player) -> dict[str, Leaderboard]:
+    """The empty leaderboard shards of these players' lines, as a result locks them."""
+    return {key: Leaderboard() for key in game.board_shards(*players)}
+
+
+def _same_lobby_shard_as(phone: str) -> str:
+    """Another phone whose lobby throws wait in `phone`'s shard."""
+    return next(
+        other
+        for other in (f"+1555777{index:04d}" for index in range(1000))
+        if lobby_shard(other) == lobby_shard(phone)
+    )
 
 
 def _thrown(
@@ -253,9 +271,15 @@ def test_only_a_throw_that_finishes_a_game_needs_the_leaderboard() -> None:
 def test_a_resolved_game_puts_the_winner_on_the_board_and_marks_them_ranked_whichever_side_wins() -> None:
     thrower, challenged = _thrown(bob, alice, Move.ROCK)
     for answer, winner, loser in ((Move.PAPER, alice, bob), (Move.SCISSORS, bob, alice)):
-        decision = game.throw(ALICE, challenged, thrower, Throw(answer, "bob"), NOW, LIMITS, Leaderboard())
+        decision = game.throw(
+            ALICE, challenged, thrower, Throw(answer, "bob"), NOW, LIMITS, _boards(alice, bob)
+        )
         line = Ranking(winner.player_id, winner.display_name, 1, 0, NOW)
-        assert decision.shared == {LEADERBOARD: Leaderboard((line,))}
+        # Each line in its own player's shard: the loser's shard is written too, unchanged.
+        assert decision.shared == {
+            board_shard(winner.player_id): Leaderboard((line,)),
+            board_shard(loser.player_id): Leaderboard(),
+        }
         assert decision.players[winner.phone].ranked
         assert not decision.players[loser.phone].ranked, "no win, no line"
 
@@ -264,9 +288,10 @@ def test_a_first_win_below_a_full_boards_last_line_leaves_the_board_as_it_was_wh
     board = Leaderboard((Ranking("a", "A", 5, 0, NOW - 2), Ranking("b", "B", 4, 0, NOW - 1)))
     limits = replace(LIMITS, leaderboard_size=2)
     thrower, challenged = _thrown(bob, alice, Move.ROCK)
+    boards = {ALICE_LINE: board, BOB_LINE: board}
     for answer in (Move.PAPER, Move.SCISSORS):  # alice wins, then bob does
-        decision = game.throw(ALICE, challenged, thrower, Throw(answer, "bob"), NOW, limits, board)
-        assert decision.shared == {LEADERBOARD: board}
+        decision = game.throw(ALICE, challenged, thrower, Throw(answer, "bob"), NOW, limits, boards)
+        assert decision.shared == boards
         assert not decision.players[ALICE].ranked
         assert not decision.players[BOB].ranked
 
@@ -285,12 +310,12 @@ def test_opt_out_takes_the_players_line_off_the_board() -> None:
     ranked = replace(alice, wins=1, ranked=True)
     board = Leaderboard((Ranking("alice-1", "Alice", 1, 0, NOW), Ranking("bob-1", "Bob", 1, 1, NOW)))
     decision = game.opt_out(ALICE, ranked, {}, NOW, LIMITS, board)
-    assert decision.shared == {LEADERBOARD: Leaderboard((Ranking("bob-1", "Bob", 1, 1, NOW),))}
+    assert decision.shared == {ALICE_LINE: Leaderboard((Ranking("bob-1", "Bob", 1, 1, NOW),))}
 
 
 def test_the_leaderboard_and_the_lobby_each_take_a_goodbyes_place_in_the_opt_outs_transaction() -> None:
     bob_threw, alice_challenged = _thrown(bob, replace(alice, ranked=True, in_lobby=True), Move.ROCK)
-    lobby = Lobby(LobbyEntry(ALICE, "alice-1", "Alice", Move.PAPER, NOW + DAY))
+    lobby = Lobby(LobbyEntry(ALICE, "alice-1", "Alice", Move.PAPER, NOW + DAY, NOW))
     limits = replace(LIMITS, max_opt_out_writes=3)  # alice and bob: room for one more item
     goodbye = (Reply(BOB, replies.opponent_left("Alice")),)
     assert game.opt_out(ALICE, alice_challenged, {BOB: bob_threw}, NOW, limits).replies == goodbye
@@ -298,10 +323,34 @@ def test_the_leaderboard_and_the_lobby_each_take_a_goodbyes_place_in_the_opt_out
     assert game.opt_out(ALICE, alice_challenged, {BOB: bob_threw}, NOW, limits, lobby=lobby).replies == ()
 
 
+def _shards(*lines: Ranking) -> dict[str, Leaderboard]:
+    """A leaderboard as its shards hold it: each line in its player's shard, every shard read."""
+    return {
+        key: Leaderboard(
+            tuple(
+                sorted(
+                    (line for line in lines if board_shard(line.player_id) == key),
+                    key=lambda line: line.order,
+                )
+            )
+        )
+        for key in LEADERBOARD_SHARDS
+    }
+
+
 def test_top_lists_the_board_for_anyone() -> None:
-    board = Leaderboard((Ranking("bob-1", "Bob", 3, 0, NOW),))
-    assert game.show_top(CAROL, board) == game.reply_only(CAROL, replies.top([("Bob", 3)]))
-    assert game.show_top(CAROL, None) == game.reply_only(CAROL, replies.top([]))
+    shards = _shards(Ranking("bob-1", "Bob", 3, 0, NOW))
+    assert game.show_top(CAROL, shards, LIMITS) == game.reply_only(CAROL, replies.top([("Bob", 3)]))
+    assert game.show_top(CAROL, _shards(), LIMITS) == game.reply_only(CAROL, replies.top([]))
+
+
+def test_top_merges_the_shards_into_one_board_in_order_and_keeps_its_size() -> None:
+    lines = [Ranking(f"player-{n}", f"P{n}", 30 - n, n % 3, NOW + n) for n in range(30)]
+    limits = replace(LIMITS, leaderboard_size=20)
+    shards = _shards(*lines)
+    assert len({key for key, shard in shards.items() if shard.rankings}) > 1, "spread over shards"
+    merged = Leaderboard.merged(shards.values(), limits.leaderboard_size)
+    assert merged.rankings == tuple(sorted(lines, key=lambda line: line.order))[:20]
 
 
 def test_top_tells_a_ranked_player_their_place_and_wins_from_the_board() -> None:
@@ -313,11 +362,14 @@ def test_top_tells_a_ranked_player_their_place_and_wins_from_the_board() -> None
         )
     )
     leaders = [("Bob", 3), ("Carol", 2), ("Alice", 1)]
+    shards = _shards(*board.rankings)
     # The board's line, not the record's totals: the board is what the others see.
-    assert game.show_top(ALICE, board, replace(alice, wins=9)) == game.reply_only(
+    assert game.show_top(ALICE, shards, LIMITS, replace(alice, wins=9)) == game.reply_only(
         ALICE, replies.top_with_rank(leaders, 3, 1)
     )
-    assert game.show_top(BOB, board, bob) == game.reply_only(BOB, replies.top_with_rank(leaders, 1, 3))
+    assert game.show_top(BOB, shards, LIMITS, bob) == game.reply_only(
+        BOB, replies.top_with_rank(leaders, 1, 3)
+    )
 
 
 def test_top_tells_a_player_whose_line_does_not_fit_their_place_and_wins_in_words() -> None:
@@ -326,7 +378,7 @@ def test_top_tells_a_player_whose_line_does_not_fit_their_place_and_wins_in_word
         tuple(Ranking(f"player-{n}", f"Player{n:02d}xxxxxxx", 20 - n, 0, NOW) for n in range(12))
     )
     me = Player(ALICE, "player-10", "player10xxxxxxx", "Player10xxxxxxx", wins=99)
-    assert game.show_top(ALICE, board, me).replies == (
+    assert game.show_top(ALICE, _shards(*board.rankings), LIMITS, me).replies == (
         Reply(
             ALICE,
             "Top players by wins: 1. Player00xxxxxxx 20, 2. Player01xxxxxxx 19, 3. Player02xxxxxxx 18,"
@@ -336,54 +388,90 @@ def test_top_tells_a_player_whose_line_does_not_fit_their_place_and_wins_in_word
 
 
 def test_top_tells_a_player_who_is_not_on_the_board_so() -> None:
-    board = Leaderboard((Ranking("bob-1", "Bob", 3, 0, NOW),))
-    assert game.show_top(CAROL, board, carol) == game.reply_only(CAROL, replies.top_unranked([("Bob", 3)]))
+    shards = _shards(Ranking("bob-1", "Bob", 3, 0, NOW))
+    assert game.show_top(CAROL, shards, LIMITS, carol) == game.reply_only(
+        CAROL, replies.top_unranked([("Bob", 3)])
+    )
     # Nobody is on an empty board: nothing to tell anyone about their place.
-    assert game.show_top(CAROL, Leaderboard(), carol) == game.reply_only(CAROL, replies.top([]))
-    assert game.show_top(CAROL, None, carol) == game.reply_only(CAROL, replies.top([]))
+    assert game.show_top(CAROL, _shards(), LIMITS, carol) == game.reply_only(CAROL, replies.top([]))
+    assert game.show_top(CAROL, {}, LIMITS, carol) == game.reply_only(CAROL, replies.top([]))
 
 
 # -- the lobby ---------------------------------------------------------------------------------------
 
 
 def test_shared_records_are_known_by_keys_no_phone_can_have_and_start_empty() -> None:
-    assert [game.is_shared_key(key) for key in (LEADERBOARD, LOBBY, ALICE)] == [True, True, False]
-    assert game.shared_record(LEADERBOARD) == Leaderboard()
-    assert game.shared_record(LOBBY) == Lobby()
-    with pytest.raises(ValueError, match="~scores"):
-        game.shared_record("~scores")
+    keys = (*LEADERBOARD_SHARDS, *LOBBY_SHARDS)
+    assert len(set(keys)) == 32, "sixteen shards of each"
+    assert all(game.is_shared_key(key) for key in keys)
+    assert not game.is_shared_key(ALICE)
+    assert all(game.shared_record(key) == Leaderboard() for key in LEADERBOARD_SHARDS)
+    assert all(game.shared_record(key) == Lobby() for key in LOBBY_SHARDS)
+    assert sorted(keys) == [*LEADERBOARD_SHARDS, *LOBBY_SHARDS], "the lock order is the shards' order"
+    for unknown in ("~scores", "~lobby", "~leaderboard", "~lobby#16"):
+        with pytest.raises(ValueError, match=unknown):
+            game.shared_record(unknown)
+
+
+def test_a_players_line_and_lobby_entry_each_have_one_shard_found_without_a_read() -> None:
+    # The same in every process and release: SHA-256 of the id or the phone, not Python's salted hash.
+    assert board_shard("alice-1") == "~leaderboard#00"
+    assert lobby_shard(ALICE) == "~lobby#06"
+    spread = {lobby_shard(f"+1555000{index:04d}") for index in range(200)}
+    assert spread == set(LOBBY_SHARDS), "two hundred phones use every shard"
 
 
 def test_a_lobby_throw_from_a_phone_without_a_nickname_is_refused() -> None:
-    lobby = Lobby(LobbyEntry(BOB, "bob-1", "Bob", Move.ROCK, NOW + DAY))
+    lobby = Lobby(LobbyEntry(BOB, "bob-1", "Bob", Move.ROCK, NOW + DAY, NOW))
     assert game.lobby_throw(ALICE, None, bob, lobby, Move.PAPER, NOW, LIMITS) == game.reply_only(
         ALICE, replies.not_registered()
     )
 
 
-def test_a_lobby_throw_into_an_empty_or_expired_lobby_waits_there() -> None:
-    # The processor locks whoever the lobby names, expired or not: bob's record is at hand.
-    expired = Lobby(LobbyEntry(BOB, "bob-1", "Bob", Move.ROCK, NOW))  # expires this very second
-    for lobby, stranger in ((Lobby(), None), (expired, replace(bob, in_lobby=True))):
-        decision = game.lobby_throw(ALICE, alice, stranger, lobby, Move.PAPER, NOW, LIMITS)
-        assert decision == Decision(
-            replies=(Reply(ALICE, replies.lobby_waiting(Move.PAPER)),),
-            players={ALICE: replace(alice, in_lobby=True)},
-            shared={LOBBY: Lobby(LobbyEntry(ALICE, "alice-1", "Alice", Move.PAPER, NOW + DAY))},
-        )
+def test_a_lobby_throw_into_an_empty_or_expired_shard_of_its_own_waits_there() -> None:
+    # The processor locks whoever the shard names, expired or not: their record is at hand, and
+    # they no longer wait once their entry is replaced.
+    neighbour = replace(bob, phone=_same_lobby_shard_as(ALICE), in_lobby=True)
+    expired = Lobby(
+        LobbyEntry(neighbour.phone, "bob-1", "Bob", Move.ROCK, NOW, NOW)
+    )  # expires this very second
+    waits = Lobby(LobbyEntry(ALICE, "alice-1", "Alice", Move.PAPER, NOW + DAY, NOW))
+    decision = game.lobby_throw(ALICE, alice, None, Lobby(), Move.PAPER, NOW, LIMITS)
+    assert decision == Decision(
+        replies=(Reply(ALICE, replies.lobby_waiting(Move.PAPER)),),
+        players={ALICE: replace(alice, in_lobby=True)},
+        shared={ALICE_LOBBY: waits},
+    )
+    decision = game.lobby_throw(ALICE, alice, neighbour, expired, Move.PAPER, NOW, LIMITS)
+    assert decision == Decision(
+        replies=(Reply(ALICE, replies.lobby_waiting(Move.PAPER)),),
+        players={ALICE: replace(alice, in_lobby=True), neighbour.phone: replace(neighbour, in_lobby=False)},
+        shared={ALICE_LOBBY: waits},
+    )
+
+
+def test_a_lobby_throw_never_waits_in_another_phones_shard() -> None:
+    # Another shard is only played in: whoever waited there left (the processor's check starts over).
+    expired = Lobby(LobbyEntry(BOB, "bob-1", "Bob", Move.ROCK, NOW, NOW))
+    assert lobby_shard(BOB) != ALICE_LOBBY
+    with pytest.raises(ValueError, match="its own phone's shard"):
+        game.lobby_throw(ALICE, alice, replace(bob, in_lobby=True), expired, Move.PAPER, NOW, LIMITS)
 
 
 def test_a_lobby_throw_plays_the_stranger_waiting_and_empties_the_lobby() -> None:
-    lobby = Lobby(LobbyEntry(BOB, "bob-1", "Bob", Move.ROCK, NOW + DAY))
+    lobby = Lobby(LobbyEntry(BOB, "bob-1", "Bob", Move.ROCK, NOW + DAY, NOW))
     waiting_bob = replace(bob, in_lobby=True)
-    decision = game.lobby_throw(ALICE, alice, waiting_bob, lobby, Move.PAPER, NOW, LIMITS, Leaderboard())
+    decision = game.lobby_throw(
+        ALICE, alice, waiting_bob, lobby, Move.PAPER, NOW, LIMITS, _boards(alice, bob)
+    )
     assert decision.replies == (
         Reply(ALICE, replies.lobby_result(Outcome.WIN, Move.PAPER, Move.ROCK, "Bob")),
         Reply(BOB, replies.lobby_result(Outcome.LOSS, Move.ROCK, Move.PAPER, "Alice")),
     )
     assert decision.shared == {
-        LOBBY: Lobby(),
-        LEADERBOARD: Leaderboard((Ranking("alice-1", "Alice", 1, 0, NOW),)),
+        lobby_shard(BOB): Lobby(),  # bob's shard, where he waited: another than alice's
+        ALICE_LINE: Leaderboard((Ranking("alice-1", "Alice", 1, 0, NOW),)),
+        BOB_LINE: Leaderboard(),
     }
     assert decision.players[BOB] == replace(bob, losses=1, streak=-1, last_opponent=LAST_WAS_ALICE)
     assert decision.players[ALICE] == replace(
@@ -392,7 +480,7 @@ def test_a_lobby_throw_plays_the_stranger_waiting_and_empties_the_lobby() -> Non
 
 
 def test_a_lobby_throw_needs_the_leaderboard_only_when_a_live_stranger_waits() -> None:
-    bob_waits = Lobby(LobbyEntry(BOB, "bob-1", "Bob", Move.ROCK, NOW + 1))
+    bob_waits = Lobby(LobbyEntry(BOB, "bob-1", "Bob", Move.ROCK, NOW + 1, NOW))
     assert game.lobby_pairs(alice, bob_waits, NOW)
     assert not game.lobby_pairs(alice, bob_waits, NOW + 1), "the entry expires at its expiry time"
     assert not game.lobby_pairs(alice, Lobby(), NOW)
@@ -401,7 +489,7 @@ def test_a_lobby_throw_needs_the_leaderboard_only_when_a_live_stranger_waits() -
 
 
 def test_a_lobby_game_leaves_a_pending_game_between_the_same_two_players_alone_either_way() -> None:
-    lobby = Lobby(LobbyEntry(BOB, "bob-1", "Bob", Move.ROCK, NOW + DAY))
+    lobby = Lobby(LobbyEntry(BOB, "bob-1", "Bob", Move.ROCK, NOW + DAY, NOW))
     alice_threw, bob_challenged = _thrown(alice, bob, Move.SCISSORS)
     bob_threw, alice_challenged = _thrown(bob, alice, Move.SCISSORS)
     for me, stranger in ((alice_threw, bob_challenged), (alice_challenged, bob_threw)):
@@ -412,20 +500,21 @@ def test_a_lobby_game_leaves_a_pending_game_between_the_same_two_players_alone_e
 
 
 def test_a_lobby_throw_never_plays_yourself_or_someone_who_is_gone() -> None:
-    mine = Lobby(LobbyEntry(ALICE, "alice-1", "Alice", Move.ROCK, NOW + DAY))
+    mine = Lobby(LobbyEntry(ALICE, "alice-1", "Alice", Move.ROCK, NOW + DAY, NOW))
     assert game.lobby_throw(ALICE, alice, None, mine, Move.PAPER, NOW, LIMITS) == game.reply_only(
         ALICE, replies.lobby_already_waiting(Move.ROCK)
     )
-    old_bob = Lobby(LobbyEntry(BOB, "bob-0", "Bob", Move.ROCK, NOW + DAY))  # bob has come back since
-    decision = game.lobby_throw(ALICE, alice, bob, old_bob, Move.PAPER, NOW, LIMITS)
+    neighbour = _same_lobby_shard_as(ALICE)
+    old_one = Lobby(LobbyEntry(neighbour, "bob-0", "Bob", Move.ROCK, NOW + DAY, NOW))  # has come back since
+    decision = game.lobby_throw(ALICE, alice, replace(bob, phone=neighbour), old_one, Move.PAPER, NOW, LIMITS)
     assert decision.replies == (Reply(ALICE, replies.lobby_waiting(Move.PAPER)),)
 
 
 def test_opt_out_takes_the_players_entry_out_of_the_lobby() -> None:
-    lobby = Lobby(LobbyEntry(ALICE, "alice-1", "Alice", Move.ROCK, NOW + DAY))
+    lobby = Lobby(LobbyEntry(ALICE, "alice-1", "Alice", Move.ROCK, NOW + DAY, NOW))
     waiting = replace(alice, in_lobby=True)
-    assert game.opt_out(ALICE, waiting, {}, NOW, LIMITS, lobby=lobby).shared == {LOBBY: Lobby()}
-    someone_else = Lobby(LobbyEntry(BOB, "bob-1", "Bob", Move.ROCK, NOW + DAY))
+    assert game.opt_out(ALICE, waiting, {}, NOW, LIMITS, lobby=lobby).shared == {ALICE_LOBBY: Lobby()}
+    someone_else = Lobby(LobbyEntry(BOB, "bob-1", "Bob", Move.ROCK, NOW + DAY, NOW))
     assert game.opt_out(ALICE, waiting, {}, NOW, LIMITS, lobby=someone_else).shared == {}
 
 
@@ -442,10 +531,13 @@ def test_again_throws_at_the_last_opponent_and_resolves_like_any_throw() -> None
 def test_again_that_answers_the_last_opponents_throw_finishes_the_game_on_the_leaderboard() -> None:
     bob_threw, alice_challenged = _thrown(bob, replace(alice, last_opponent=LAST_WAS_BOB), Move.ROCK)
     decision = game.rematch(
-        ALICE, alice_challenged, bob_threw, Rematch(Move.PAPER), NOW, LIMITS, Leaderboard()
+        ALICE, alice_challenged, bob_threw, Rematch(Move.PAPER), NOW, LIMITS, _boards(alice, bob)
     )
     assert decision.replies[0] == Reply(ALICE, replies.result(Outcome.WIN, Move.PAPER, Move.ROCK, "Bob"))
-    assert decision.shared == {LEADERBOARD: Leaderboard((Ranking("alice-1", "Alice", 1, 0, NOW),))}
+    assert decision.shared == {
+        ALICE_LINE: Leaderboard((Ranking("alice-1", "Alice", 1, 0, NOW),)),
+        BOB_LINE: Leaderboard(),
+    }
     assert decision.players[ALICE].ranked
 
 
@@ -545,7 +637,7 @@ def test_games_leaves_out_a_throw_at_an_old_self_of_the_opponent() -> None:
 def test_games_shows_my_throw_waiting_in_the_lobby_with_the_time_it_has_left() -> None:
     me = replace(alice, in_lobby=True, challenges={BOB: Challenge("bob-1", NOW + 1)})
     bob_waiting = replace(bob, games={ALICE: PendingThrow(Move.PAPER, "alice-1", NOW + 1)})
-    lobby = Lobby(LobbyEntry(ALICE, "alice-1", "Alice", Move.ROCK, NOW + 3 * DAY + 0.5))
+    lobby = Lobby(LobbyEntry(ALICE, "alice-1", "Alice", Move.ROCK, NOW + 3 * DAY + 0.5, NOW))
     assert game.list_games(ALICE, me, {BOB: bob_waiting}, NOW, lobby) == game.reply_only(
         ALICE, replies.games_summary([], ["Bob"], Move.ROCK, 3 * 24 * 60 * 60)
     )
@@ -556,7 +648,7 @@ def test_games_shows_my_throw_waiting_in_the_lobby_with_the_time_it_has_left() -
 
 def test_games_shows_my_throws_waiting_on_others_beside_my_wait_in_the_lobby() -> None:
     me = replace(alice, in_lobby=True, games={BOB: PendingThrow(Move.PAPER, "bob-1", NOW + 1)})
-    lobby = Lobby(LobbyEntry(ALICE, "alice-1", "Alice", Move.ROCK, NOW + 3 * DAY + 0.5))
+    lobby = Lobby(LobbyEntry(ALICE, "alice-1", "Alice", Move.ROCK, NOW + 3 * DAY + 0.5, NOW))
     assert game.list_games(ALICE, me, {BOB: bob}, NOW, lobby).replies == (
         Reply(ALICE, "Waiting on: Bob. Waiting for a stranger with rock (expires in 3 days)."),
     )
@@ -566,9 +658,9 @@ def test_games_shows_no_lobby_wait_that_expired_or_is_someone_elses() -> None:
     me = replace(alice, in_lobby=True)  # the flag outlives the entry: the lobby itself decides
     nothing = game.reply_only(ALICE, replies.games_summary([], []))
     for lobby in (
-        Lobby(LobbyEntry(ALICE, "alice-1", "Alice", Move.ROCK, NOW)),  # expires this very second
-        Lobby(LobbyEntry(BOB, "bob-1", "Bob", Move.ROCK, NOW + DAY)),
-        Lobby(LobbyEntry(ALICE, "alice-0", "Alice", Move.ROCK, NOW + DAY)),  # an old self of this phone
+        Lobby(LobbyEntry(ALICE, "alice-1", "Alice", Move.ROCK, NOW, NOW)),  # expires this very second
+        Lobby(LobbyEntry(BOB, "bob-1", "Bob", Move.ROCK, NOW + DAY, NOW)),
+        Lobby(LobbyEntry(ALICE, "alice-0", "Alice", Move.ROCK, NOW + DAY, NOW)),  # an old self of this phone
         Lobby(),
         None,
     ):
