@@ -58,9 +58,13 @@ TUNING = (
     ("tuning en 8", "revocation_tuning_en_8"),
     ("tuning es 7", "revocation_tuning_es_7"),
 )
-# Sets written blind and not yet measured: a new one is added here, measured once with
-# --held-out, then moved to TUNING.
-HELD_OUT: tuple[tuple[str, str], ...] = ()
+# Sets written blind: a new one is added here and measured once with --held-out. The fourth
+# sets were measured once after round 3 (docs/opt-out.md); no rule has been tuned on them yet, so
+# they stay here until a round reads them, and then move to TUNING.
+HELD_OUT: tuple[tuple[str, str], ...] = (
+    ("held-out en 4", "revocation_held_out_en_4"),
+    ("held-out es 4", "revocation_held_out_es_4"),
+)
 
 
 def taken_for_revocation(text: str) -> bool:
