@@ -16,9 +16,11 @@ __all__ = [
     "ENGLISH_SPELLINGS",
     "SPANISH_SPELLINGS",
     "SPELLINGS",
+    "collapsed_doubles",
     "key_word_typed",
     "normalised",
     "spelled",
+    "split_run_together",
     "typed_shapes",
     "without_accents",
 ]
@@ -76,7 +78,9 @@ ENGLISH_SPELLINGS: Mapping[str, str] = {
     "notification": "notifications alert alerts update updates",
     "communication": "communications",
     "stop": "stopp stahp stp",
-    "unsubscribe": "unsub unsubscribed",
+    "unsubscribe": "unsub",
+    "opt": "opting opted",
+    "invite": "invites inviting invitation invitations",
     "please": "pls plz plez plse pleez pleeze plss plzz",
     "thanks": "thx thnx thnks thanx tnx ty tyvm tysm",
     "ok": "okay k kk okk",
@@ -100,33 +104,38 @@ SPANISH_SPELLINGS: Mapping[str, str] = {
     "gracias": "grax graciaas",
     "que": "q ke",
     # Txt-speak: "ya no kiero", "dejen d mandar", "ya no m escriban", "x favor".
-    "quiero": "kiero",
+    "quiero": "kiero deseo",
     "de": "d",
     "me": "m",
     "por": "x",
     # Any verb of contacting, as an infinitive (with or without "me"), after "deja de", "para de".
-    "escribir": "escribirme escribirnos escribirle escribirles enviar enviarme enviarnos mandar mandarme "
-    "mandarnos textear textearme contactar contactarme llamar llamarme molestar molestarme llegar fastidiar "
+    "escribir": "escribirme escribirnos escribirle escribirles enviar enviarme enviarnos "
+    "mandar mandarme spamear spamearme spameando spamearnos mandarnos textear textearme contactar "
+    "contactarme llamar llamarme molestar molestarme llegar fastidiar "
     "fastidiarme fregar joder escribiendo enviando mandando texteando contactando llamando molestando "
     "escribiendome enviandome mandandome texteandome contactandome llamandome molestandome",
     # The same verbs as a request not to: "no me escribas", "ya no manden", "no me molesten".
-    "escribas": "escriba escriban escribais envies envie envien mandes mande manden textees textee texteen "
-    "contactes contacte contacten llames llame llamen molestes moleste molesten lleguen llegue",
+    "escribas": "escriba escriban escribais envies envie envien mandes mande manden "
+    "textees textee texteen spamees spamee spameen busques busque busquen contactes contacte contacten "
+    "llames llame llamen molestes moleste molesten lleguen llegue",
     "vuelvas": "vuelva vuelvan vuelve",
     # Stop doing it: "deja de", "dejen de", "dejá de" (vos), "deje de" (usted).
-    "deja": "dejen deje dejes dejas dejar",
+    "deja": "dejen deje dejes dejas dejar dejo",
     "dejame": "dejenme dejeme dejarme",
     # Take me off / delete me, as an order to tú, usted or ustedes.
-    "sacame": "saquenme saqueme sacarme quitame quitenme quiteme quitarme borrame borrenme "
-    "borreme borrarme eliminame eliminenme elimineme eliminarme",
+    "sacame": "saquen saque sacar sakenme sakame saquenme saqueme sacarme quitame quitenme quiteme quitarme "
+    "borrame borrenme borreme borrarme eliminame eliminenme elimineme eliminarme",
     "borralo": "borrenlo borrelo borrala borrenla eliminalo eliminenlo eliminelo",
     "borra": "borren borre borrar elimina eliminen elimine eliminar quita quiten quite quitar olvida "
     "olviden olvide olvidar",
-    "bloquea": "bloqueen bloquee bloquear",
+    "bloquea": "bloqueen bloquee bloquear bloqueo",
+    "desactiva": "desactiven desactive desactivar desactivo desactivame desactivenme",
+    "apaga": "apaguen apague apagar apago",
     "desuscribir": "desuscribirme desuscribanme desuscribame desuscribeme desuscriban desuscribo "
-    "desuscribirse desinscribir desinscribirme desinscribanme",
-    "dar": "darme denme dame den dan da deme darnos doy",
-    "cancelar": "cancela cancelen cancele anular anula anulen anule",
+    "desuscribirse desinscribir desinscribirme desinscribanme "
+    "desuscrivanme desuscrivirme desuscrivir desuscrivame",
+    "dar": "darse darme denme dame den dan da deme darnos doy",
+    "cancelar": "cancelo kancelar kanselar cancela cancelen cancele anular anula anulen anule",
     "suscripcion": "suscripciones",
     "revoco": "retiro revocar retirar",
     "consentimiento": "autorizacion autorizaciones permiso permisos",
@@ -134,6 +143,10 @@ SPANISH_SPELLINGS: Mapping[str, str] = {
     "equivocaron": "equivocaste equivocan",
     "interesa": "interesan",
     "parale": "parenle pararle",
+    "pare": "paro",
+    "aqui": "aki aca",
+    "lista": "listas",
+    "salir": "salirme salgo salga salgan salimos salirnos",
     "detener": "detente detenganse detengase detengan detenga deten",
 }
 
@@ -239,3 +252,43 @@ def key_word_typed(word: str) -> str | None:
     ]
     found = {SPELLINGS.get(key_word, key_word) for key in keys for key_word in _TYPOS.get(key, ())}
     return found.pop() if len(found) == 1 else None
+
+
+# --- Words run together, words split apart ---------------------------------------------------------
+
+_LONGEST_RUN_TOGETHER = 40  # letters: a longer word is no words run together people type
+_SHORTEST_PART = 2
+
+
+def split_run_together(word: str, lexicon: frozenset[str], longest_part: int) -> list[str] | None:
+    """`stoptexting` -> ['stop', 'texting'], `dejenmeenpaz` -> ['dejenme', 'en', 'paz']: the
+    fewest words of `lexicon` (two letters or more each) that the word is, run together; None
+    when it is none, or too long to be. One pass, left to right, a look-up per position and part
+    length: bounded by the word's length times `longest_part`."""
+    if not word.isalpha() or not _SHORTEST_PART * 2 <= len(word) <= _LONGEST_RUN_TOGETHER:
+        return None
+    # fewest[i]: the fewest parts words[:i] splits into, and where the last part starts.
+    fewest: list[tuple[int, int] | None] = [None] * (len(word) + 1)
+    fewest[0] = (0, 0)
+    for end in range(_SHORTEST_PART, len(word) + 1):
+        for start in range(max(0, end - longest_part), end - _SHORTEST_PART + 1):
+            before = fewest[start]
+            if before is None or word[start:end] not in lexicon:
+                continue
+            if fewest[end] is None or before[0] + 1 < fewest[end][0]:  # type: ignore[index]
+                fewest[end] = (before[0] + 1, start)
+    if fewest[-1] is None or fewest[-1][0] < 2:
+        return None
+    parts: list[str] = []
+    end = len(word)
+    while end:
+        start = fewest[end][1]  # type: ignore[index]
+        parts.append(word[start:end])
+        end = start
+    return parts[::-1]
+
+
+def collapsed_doubles(word: str) -> tuple[str, str]:
+    """The word with its last letter typed twice or more typed once (`borraa` -> `borra`), and with
+    each letter typed twice or more typed once (`stoop` -> `stop`)."""
+    return re.sub(r"([a-z])\1+$", r"\1", word), re.sub(r"([a-z])\1+", r"\1", word)

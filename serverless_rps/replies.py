@@ -171,7 +171,9 @@ def empty_message() -> str:
 
 
 def unknown_command() -> str:
-    return "Sorry, I didn't get that. Text HELP to see the commands."
+    # STOP here too: a request to stop worded as no rule reads (docs/opt-out.md) is answered this,
+    # and the answer then says how to stop in one word.
+    return "Sorry, I didn't get that. Text HELP for commands, STOP to end texts."
 
 
 def nick_usage() -> str:

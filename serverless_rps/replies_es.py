@@ -137,7 +137,7 @@ def empty_message() -> str:
 
 
 def unknown_command() -> str:
-    return "Disculpa, no entiendo ese mensaje. Escribe AYUDA para ver los comandos."
+    return "Disculpa, no entiendo ese mensaje. Escribe AYUDA para ver los comandos, ALTO para no recibir mas."
 
 
 def nick_usage() -> str:

@@ -12,9 +12,8 @@ word by word, not with a model. A text is read as command keywords are
 (`don't` is `dont`); every other non-letter separates words. Each word is then read as the word
 it stands for: people's spellings (`txt`, `msgs` -> `text`, `message`; `porfa`, `xfa` ->
 `porfavor`; `escríbanme`, `mándame` -> `escribir`), its shapes (`STOPPPP`, `st0p` -> `stop`) and
-a typo of a key word (`remvoe` -> `remove`), so that a word the lists know is known however it is
-typed. Punctuation never decides: people leave it out ("this is harassment stop"), and a rule
-that needed it would miss them.
+a typo of a key word (`remvoe` -> `remove`); words run together are split (`stoptexting`) and a
+key word split in two joined (`un subscribe`). Punctuation never decides: people leave it out.
 
 What asks to stop:
 
@@ -24,7 +23,9 @@ What asks to stop:
 - a **stop request** ("stop", "quit it", "no more", "remove me", "alto", "basta", "sáquenme")
   whose only company is courtesy and address words ("please", "now", "bro"; "ya", "porfa",
   "amigo"), as the whole text, as its end ("this is so annoying, stop") or as its start before a
-  new clause ("stop it, I'm done with this game").
+  new clause ("stop it, I'm done with this game");
+- else, the **second reading** (`revocation_signals.py`): a stop intent aimed at the texts or the
+  sender ("quit blowing up my phone", "make the texts stop", "¿cómo me salgo?").
 
 What outweighs it (the game signals):
 
@@ -44,16 +45,12 @@ What outweighs it (the game signals):
   or start a new clause, and "para" starts none: "para eso practiqué"); a command's shape (`nick
   unsubscribe`, `apodo desuscribir`).
 
-A third party is a word that may be a nickname (one no list of the words knows: `bob`, not `this`,
-`spam`, `annoying` or `sick`) in the place a name takes: first, after "tell", "make", "dile a"...,
-or after a complete phrase at the end or before a new clause. The words a stop request may keep
-as company are reserved from nicknames (`revocation_words.RESERVED_WORDS`, read by
-`parsing.is_valid_nickname`), so "stop bro" and "stop please" never name a player. The words
-themselves, in both languages, are in `revocation_words.py`; this module reads a text and weighs
-them.
-
-Matching looks words up in tables, a bounded number of times per word: a 1,600-character text
-costs a few tens of thousands of look-ups at most, and no pattern can backtrack.
+A third party is a word that may be a nickname (one no list knows: `bob`, not `this` or `sick`)
+in the place a name takes: first, after "tell", "make", "dile a"..., or after a complete phrase at
+the end or before a new clause. The words a stop request may keep as company are reserved from
+nicknames (`revocation_words.RESERVED_WORDS`), so "stop bro" never names a player. The words are
+in `revocation_words.py` and `revocation_sentence.py`; this module reads a text and weighs them.
+Matching looks words up in tables a bounded number of times per word; no pattern can backtrack.
 """
 
 from __future__ import annotations
@@ -68,14 +65,16 @@ from serverless_rps.normalisation import (
     ENGLISH_SPELLINGS,
     SPANISH_SPELLINGS,
     SPELLINGS,
+    collapsed_doubles,
     key_word_typed,
     normalised,
     spelled,
+    split_run_together,
     typed_shapes,
     without_accents,
 )
+from serverless_rps.revocation_signals import aimed_intent, game_signals, move, the_games_name_as_one
 from serverless_rps.revocation_words import Language, Meaning
-from serverless_rps.rules import Move, move_from_word
 
 __all__ = ["ONLY_ENGLISH", "ONLY_SPANISH", "Revocation", "classify", "language_of", "words_of"]
 
@@ -117,6 +116,18 @@ _KNOWN_WORDS = vocabulary.ORDINARY_WORDS.union(
 )
 
 
+# What a word the lists do not know may be split into: the words they know, two letters or more,
+# but "nomas" ("just"), which would hide a "no más" (`nomasmsjs`).
+_SPLIT_LEXICON = frozenset(word for word in _KNOWN_WORDS if len(word) >= 2 and word.isalpha()) - {"nomas"}
+# An English word made of a stop word and an affix is one word: `unstoppable`, `unendable`.
+_AFFIXED = re.compile(r"un\w*|\w*(able|ably|ible)")
+_LONGEST_KNOWN_WORD = max(len(word) for word in _SPLIT_LEXICON)
+# The stop words as people type them (`dejenme`, `saquenme`, `no`): a word holding none is not split.
+_STOPS_AS_TYPED = tuple(
+    sorted(word for word in _SPLIT_LEXICON if SPELLINGS.get(word, word) in vocabulary.INTENT_WORDS)
+)
+
+
 def _vocabulary(spellings: Mapping[str, str], language: Language) -> frozenset[str]:
     tables = (vocabulary.CLEAR_PHRASES, vocabulary.STOP_REQUESTS, vocabulary.COURTESY)
     in_tables = _words_in(
@@ -144,22 +155,78 @@ _APOSTROPHES = re.compile("['\u2018\u2019\u02bc`\u00b4]")
 _WORD = re.compile(r"\w+")
 
 
-def _folded_words(body: str) -> list[str]:
+_NO_PLUS = re.compile(r"\bno\s*\+")  # `no+ msjs`: "no más" as people type it
+
+
+def _folded_words(body: str, *, split: bool = True) -> list[str]:
     """The words as typed, casefolded, without accents or apostrophes, each as the word it stands
-    for: `¡Déjame!` -> ['dejame'], `STOPPP` -> ['stop'], `st0p` -> ['stop'], `remvoe` -> ['remove']."""
+    for: `¡Déjame!` -> ['dejame'], `STOPPP` -> ['stop'], `st0p` -> ['stop'], `remvoe` -> ['remove'];
+    words split apart joined (`un subscribe`, `un-sub`) and words run together split
+    (`stoptexting` -> ['stop', 'texting'], `dejenmeenpaz` -> ['dejenme', 'en', 'paz'])."""
     text = without_accents(_APOSTROPHES.sub("", normalised(body).casefold()))
-    return [_as_meant(word) for word in _WORD.findall(text.replace("#", " number "))]
+    text = _NO_PLUS.sub(
+        "no mas ",
+        text.replace("#", " number ")
+        .replace("\N{OCTAGONAL SIGN}", " stop ")
+        .replace("\N{NO ENTRY SIGN}", " no "),
+    )
+    words: list[str] = []
+    for word in _joined(_WORD.findall(text)):
+        meant = _as_meant(word)
+        parts = None if not split or meant != word or word in _KNOWN_WORDS else _run_together(word)
+        words.extend(parts or (meant,))
+    return words
+
+
+def _joined(words: list[str]) -> list[str]:
+    """Two words that are a key word together, joined: `un subscribe`, `unsub scribe`, `un-sub`."""
+    joined: list[str] = []
+    index = 0
+    while index < len(words):
+        pair = "".join(words[index : index + 2])
+        if (
+            index + 1 < len(words)
+            and min(len(words[index]), len(words[index + 1])) >= 2  # `t unsubscribe` is a throw's shape
+            and (pair in vocabulary.JOINED_KEY_WORDS or key_word_typed(pair) in vocabulary.JOINED_KEY_WORDS)
+        ):
+            joined.append(pair)
+            index += 2
+        else:
+            joined.append(words[index])
+            index += 1
+    return joined
+
+
+def _run_together(word: str) -> list[str] | None:
+    """The words a word the lists do not know is, run together, if one of them asks to stop and
+    none names a move or the contest; each as the word it stands for."""
+    if _AFFIXED.fullmatch(word) or not any(stop in word for stop in _STOPS_AS_TYPED):
+        return None  # most words no list knows hold no stop word: names, other words, noise
+    parts = split_run_together(word, _SPLIT_LEXICON, _LONGEST_KNOWN_WORD)
+    if parts is None:
+        return None
+    meant = [_as_meant(part) for part in parts]
+    canonical = _canonical_words(meant)
+    if not any(part in vocabulary.INTENT_WORDS for part in canonical) or any(
+        move(part) is not None or part in vocabulary.CONTEST_WORDS for part in canonical
+    ):
+        return None
+    return meant
 
 
 def _as_meant(word: str) -> str:
     """A word the lists know as typed, or the first of its shapes they know (`stoppp`, `st0p`), or
-    the key word it is a typo of (`remvoe`), or else the word as typed."""
+    a stop word typed with a letter doubled (`altoo`), or the key word it is a typo of (`remvoe`),
+    or else the word as typed."""
     if word in _KNOWN_WORDS:
         return word
     shapes = typed_shapes(word)
     known = next((shape for shape in shapes if shape in _KNOWN_WORDS), None)
     if known is not None:
         return known
+    single = next((shape for shape in collapsed_doubles(word) if shape in vocabulary.INTENT_WORDS), None)
+    if single is not None:
+        return single
     typo = next((key for shape in (word, *shapes) if (key := key_word_typed(shape))), None)
     return typo or word
 
@@ -208,56 +275,50 @@ def classify(body: str) -> Revocation | None:
     about commands: the caller asks only about text that is not one."""
     folded_words = _folded_words(body)
     words = _canonical_words(folded_words)
-    if _has_a_commands_shape(words):
+    # A command's argument as typed: `apodo olvidame` names a player, however it splits.
+    if _has_a_commands_shape(words) or _has_a_commands_shape(
+        _canonical_words(_folded_words(body, split=False))
+    ):
         return None
-    game_words_before = list(accumulate(_game_signals(words), initial=0))
+    words = the_games_name_as_one(words)
+    game_words_before = list(accumulate(game_signals(words), initial=0))
     meaning = _clear_phrase(words, game_words_before)
     if meaning is None and not game_words_before[-1]:
         request = _stop_request(words)
         if request is not None and (request.rule in vocabulary.REMOVALS or not _sounds_playful(words)):
             meaning = request
+    if meaning is None:
+        meaning = _aimed_intent(words, game_words_before)
     if meaning is not None:
         return Revocation(meaning.rule, _language(folded_words, meaning.language))
     spelled_out = _spelled_out(folded_words)  # as typed: `k` and `u` are letters here, not ok and you
     return Revocation(spelled_out.rule, spelled_out.language) if spelled_out else None
 
 
+def _aimed_intent(words: list[str], game_words_before: list[int]) -> Meaning | None:
+    """A stop intent aimed at the texts or the sender (`revocation_signals`), weighed against the
+    game signals near it, as a clear phrase is."""
+    tails = _tails(words)
+
+    def outweighed(start: int, end: int, meaning: Meaning) -> bool:
+        near = (max(0, start - _GAME_REACH), min(len(words), end + _GAME_REACH))
+        return bool(
+            game_words_before[near[1]] - game_words_before[near[0]]
+            or _is_negated(words, start, meaning.language)
+            or _is_asked_of_a_third_party(words, start, meaning)
+            or _says_what_you_do(words, start, meaning.language)
+            # "stop pinging me bob": "me" is courtesy before a name, as after a phrase
+            or _names_someone_after(words, end - 1 if words[end - 1] in ("me", "us") else end, meaning)
+            or any(word in vocabulary.UNTIL for word in words[end : end + _REACH])
+            or _sounds_playful(words[near[0] : near[1]])
+        )
+
+    return aimed_intent(words, outweighed, lambda end: tails[end] is not None)
+
+
 def language_of(body: str) -> Language:
     """The language most of the text's known words are in; English when none or as many."""
     return _language(_folded_words(body), "en")
-
-
-def _game_signals(words: list[str]) -> list[bool]:
-    """For each word, whether it is a move or a word of the contest: the strong game signal. Not
-    the three moves that name the game ("these rock paper scissors texts", "mensajes de piedra,
-    papel o tijera"): they say what the texts are, not what a player threw."""
-    signals = [_move(word) is not None or word in vocabulary.CONTEST_WORDS for word in words]
-    for start in range(len(words)):
-        end = _end_of_the_games_name(words, start)
-        signals[start:end] = [False] * (end - start)
-    return signals
-
-
-def _move(word: str) -> Move | None:
-    if word in vocabulary.ENGLISH_MOVES:
-        return move_from_word(word[:3])  # `rocks`, `papers`: their first three letters name the move
-    return vocabulary.SPANISH_MOVES.get(word)
-
-
-def _end_of_the_games_name(words: list[str], start: int) -> int:
-    """Where the game's name that starts at words[start] ends (its three moves, each once, an
-    "and" or "o" between allowed), or `start` if none does. Five words at most are looked at."""
-    moves: set[Move] = set()
-    index = start
-    while index < len(words) and len(moves) < len(Move):
-        move = _move(words[index])
-        if move is None or move in moves:
-            return start
-        moves.add(move)
-        index += 1
-        if len(moves) < len(Move) and index < len(words) and words[index] in vocabulary.AND_OR:
-            index += 1
-    return index if len(moves) == len(Move) else start
 
 
 def _has_a_commands_shape(words: list[str]) -> bool:
@@ -326,7 +387,11 @@ def _stop_request(words: list[str]) -> Meaning | None:
         if (
             head is not None
             and head.rule
-            and words[start_of_the_rest] in vocabulary.CLAUSE_STARTS
+            and (
+                words[start_of_the_rest] in vocabulary.CLAUSE_STARTS
+                # "STOP!!! This is my dad's phone": "this" starts a clause only with its verb
+                or tuple(words[start_of_the_rest : start_of_the_rest + 2]) in vocabulary.CLAUSE_STARTING_PAIRS
+            )
             and words[start_of_the_rest - 1] not in vocabulary.NOT_BEFORE_A_CLAUSE
         ):
             return head
@@ -393,8 +458,10 @@ def _is_negated(words: list[str], start: int, language: Language) -> bool:
     can't ever stop texting", "no puedo parar", "what if I stop". A phrase that starts with a
     negation is one ("no me escribas")."""
     negations = vocabulary.NEGATIONS[language]
-    if words[start] in negations:
+    if words[start] in negations or words[start] in vocabulary.AFFIRMATIVE_ORDERS:
         return False
+    if language == "en" and start >= 2 and words[start - 1] == "me" and words[start - 2] in negations:
+        return False  # "that isn't me. stop texting": the negation ends its own sentence
     for index in range(start - 1, max(-1, start - 1 - _REACH), -1):
         if words[index] in negations or words[index] in vocabulary.HYPOTHETICALS:
             return True
@@ -434,7 +501,7 @@ def _is_asked_of_a_third_party(words: list[str], start: int, meaning: Meaning) -
         return True
     if agent in vocabulary.ADDRESSEES:
         return _is_addressed_to_a_player(words, index)
-    return _may_name_a_player(agent) and _is_in_a_names_place(words, index)
+    return _may_name_a_player(agent) and _is_in_a_names_place(words, index, meaning.language)
 
 
 def _is_addressed_to_a_player(words: list[str], you: int) -> bool:
@@ -448,13 +515,19 @@ def _is_addressed_to_a_player(words: list[str], you: int) -> bool:
     )
 
 
-def _is_in_a_names_place(words: list[str], index: int) -> bool:
+def _is_in_a_names_place(words: list[str], index: int, language: Language) -> bool:
+    """First, or after "tell", "make"..., or "dile a", "que" in Spanish ("a" and "que" name no one
+    in English: "a joke. please remove it"; nor "a" after "voy": "los voy a reportar")."""
     before = index - 1
     while before >= 0 and index - before <= _REACH and words[before] in vocabulary.INTERJECTIONS:
         before -= 1
     return (
         before < 0
-        or words[before] in vocabulary.NAMING_A_THIRD_PARTY
+        or (
+            words[before] in vocabulary.NAMING_A_THIRD_PARTY
+            and (language == "es" or words[before] not in vocabulary.SPANISH_NAMING)
+            and not (before > 0 and words[before] == "a" and words[before - 1] in vocabulary.GOING_TO)
+        )
         or words[before] in vocabulary.QUESTION_AUXILIARIES
     )
 

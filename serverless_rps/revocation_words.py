@@ -18,13 +18,53 @@ from dataclasses import dataclass
 from itertools import product
 from typing import Literal
 
-from serverless_rps.rules import Move
+from serverless_rps.revocation_game import (
+    AND_OR,
+    COMMANDS_WITH_AN_ARGUMENT,
+    CONTEST_WORDS,
+    ENGLISH_MOVES,
+    LAUGHTER,
+    NAME_WITH_DIGITS_OR_UNDERSCORE,
+    NICKNAME_SHAPE,
+    SPANISH_GAME_WORDS,
+    SPANISH_MOVES,
+)
+from serverless_rps.revocation_sentence import (
+    ADDRESSEES,
+    AFFIRMATIVE_ORDERS,
+    BETWEEN_NEGATION_AND_STOP,
+    CLAUSE_STARTING_PAIRS,
+    CLAUSE_STARTS,
+    COMPLETE_PHRASE_ENDS,
+    FROM_OR_WITH,
+    FUNCTION_WORDS,
+    GOING_TO,
+    HYPOTHETICALS,
+    INTERJECTIONS,
+    MODAL_CHAIN,
+    MODIFIERS,
+    NAMING_A_THIRD_PARTY,
+    NEGATIONS,
+    NEGATIVE_SUBJECTS,
+    NOT_BEFORE_A_CLAUSE,
+    QUESTION_AUXILIARIES,
+    SPANISH_NAMING,
+    STATEMENTS,
+    THINGS,
+    THIRD_PERSON,
+    TO_SOMEONE,
+    UNTIL,
+    VERBS_OF_A_PERSON,
+    VERBS_OF_A_THING,
+)
 
 __all__ = [
     "ADDRESSEES",
     "ADDRESS_WORDS",
+    "AFFIRMATIVE_ORDERS",
     "AND_OR",
     "BETWEEN_NEGATION_AND_STOP",
+    "CLAUSE_STARTING_PAIRS",
     "CLAUSE_STARTS",
     "CLEAR_PHRASES",
     "COMMANDS_WITH_AN_ARGUMENT",
@@ -35,8 +75,11 @@ __all__ = [
     "ENGLISH_MOVES",
     "FROM_OR_WITH",
     "FUNCTION_WORDS",
+    "GOING_TO",
     "HYPOTHETICALS",
+    "INTENT_WORDS",
     "INTERJECTIONS",
+    "JOINED_KEY_WORDS",
     "LAUGHTER",
     "LONGEST_PHRASE",
     "MODAL_CHAIN",
@@ -55,6 +98,7 @@ __all__ = [
     "SPANISH_GAME_WORDS",
     "SPANISH_KEYWORDS",
     "SPANISH_MOVES",
+    "SPANISH_NAMING",
     "SPELLED_OUT_KEYWORDS",
     "STATEMENTS",
     "STOP_REQUESTS",
@@ -69,25 +113,6 @@ __all__ = [
 ]
 
 Language = Literal["en", "es"]
-
-# The Spanish game's words, in one place: the classifier reads texts built from them as game talk,
-# and the Spanish commands are to be read from them. Keys are the English commands.
-SPANISH_GAME_WORDS: Mapping[str, frozenset[str]] = {
-    "throw": frozenset({"jugar", "tirar"}),
-    "nick": frozenset({"apodo"}),
-    "games": frozenset({"partidas"}),
-    "score": frozenset({"puntos"}),
-    "top": frozenset({"top"}),
-    "again": frozenset({"otra"}),
-    "help": frozenset({"ayuda"}),
-    "language": frozenset({"idioma"}),
-}
-SPANISH_MOVES: Mapping[str, Move] = {
-    "piedra": Move.ROCK,
-    "papel": Move.PAPER,
-    "tijera": Move.SCISSORS,
-    "tijeras": Move.SCISSORS,
-}
 
 # --- The rules' notation --------------------------------------------------------------------------
 
@@ -140,7 +165,7 @@ def _in_both_languages(
 
 # Intent × target: each rule below is a verb of its intent and what it acts on, so that a new
 # pairing people write ("wipe my data", "erase me from this thing") is read like the ones seen.
-_STOP_VERBS = "(stop|quit|end|cancel|cease|halt|discontinue)"
+_STOP_VERBS = "(stop|quit|end|cancel|cease|halt|discontinue|terminate)"
 _CONTACT_NOUNS = "(text|message|contact|call|spam|notification|communication)"
 # What is sent, with what people call it between: "stop the daily texts", "no more game texts".
 _WHICH = "[with|with the|with all the|all|all the|all these|all your|the|these|those|your|them|any|any more]"
@@ -171,9 +196,20 @@ CLEAR_PHRASES = _in_both_languages(
                 f"{_STOP_VERBS} (getting|receiving) [any|the|these|those|your|all] {_WHAT_IS_SENT}",
                 f"{_STOP_VERBS} [this|the|your|all this|all the] (nonsense|junk|crap|garbage|bs|madness)",
                 "cease and desist",
+                # A request put as a supposition: "if you could just stop", "if I get one more text".
+                "if you (could|would|can|will) [just|please|kindly] (stop|quit)",
+                "if (i|we) (get|receive) one more (text|message|call)",
+                # A threat is a request: "I'll report you if you don't stop", "text me again and...".
+                "(if|unless) you (dont|do not|wont|will not) (stop|quit)",
+                "(text|message|contact|call) (me|this number) (again|one more time) (and|&)",
             ),
-            "unsubscribe": ("unsubscribe",),
+            "unsubscribe": ("unsubscribe", "(be|get|been|being|am|im|want|wanna|like) unsubscribed"),
             "opt-out": ("opt [me|this number|my number] out", "optout"),
+            # How to stop, asked: "what's the stop word?", "what is the command to unsubscribe".
+            "how-to-stop": (
+                "(whats|what is|what s) the (stop|unsubscribe|optout|opt out|cancel)"
+                " (word|command|keyword|code)",
+            ),
             "do-not-text": (
                 f"(dont|do not|never) [ever] {_CONTACTING} {_TO_ME}",
                 # A request put as a negation: "please not text me", "could you not text me anymore".
@@ -182,6 +218,9 @@ CLEAR_PHRASES = _in_both_languages(
                 f"not {_CONTACTING} {_TO_ME} (anymore|any more|again|ever again)",
                 f"(not|no longer) allowed to {_CONTACTING} {_TO_ME}",
                 f"(appreciate it|prefer it|rather) [if] you (didnt|did not|wouldnt|stopped) {_CONTACTING}",
+                f"mind not {_CONTACTING} {_TO_ME}",
+                "(appreciate it|appreciate) if you (stopped|would stop|could stop)",
+                "(dont|do not|never) send [me] (anything|any more|anymore|nothing|stuff)",
             ),
             "do-not-want-texts": (
                 "(dont|do not|no longer) (want|wish) [to get] [any|any more|anymore|more|these|those|the|your"
@@ -189,6 +228,8 @@ CLEAR_PHRASES = _in_both_languages(
                 "(dont|do not|no longer) (want|wish) to receive",
                 "(dont|do not|no longer) (want|wish) you [to] (text|message|contact|call)",
                 "(dont|do not|no longer) (want|wish) to be on (this|the|your) [mailing|contact] list",
+                "(dont|do not|no longer) (want|wish) to be (contact|text|message|call)",
+                "(rather|prefer) [to] not (get|receive) (these|this|them|those|any|your|the|text|message)",
             ),
             "no-more-texts": (
                 f"(no more|enough) [of|with] [the|these|those|your] {_KIND_OF_TEXT} (text|message|call)",
@@ -197,6 +238,10 @@ CLEAR_PHRASES = _in_both_languages(
                 "leave (me|us|this number|my number|my phone) [the hell|the heck|the f|the fuck] alone",
                 "leave (me|us) be",
                 "leave me in peace",
+                "leave (me|us|my number) out of (this|it|these|your)",
+                "(let|lemme) [me] alone",
+                "lemme be",
+                "(be|been|being|get|left) left alone",
             ),
             "delete-my-number": (
                 f"{_REMOVAL_VERBS} (my|this|the) [phone|cell] number",
@@ -207,15 +252,45 @@ CLEAR_PHRASES = _in_both_languages(
                 f"(want|need|like) {_MY_RECORDS} {_REMOVED}",
                 "(cancel|close|deactivate) my account",
             ),
-            "cancel-subscription": ("(cancel|end) [my|the|this] (subscription|subscriptions)",),
-            "wrong-number": ("wrong number", "wrong person"),
+            "cancel-subscription": ("(cancel|end|terminate) [my|the|this] (subscription|subscriptions)",),
+            # Tired of the texts: "sick of these texts", "I'm so over these messages".
+            "fed-up": (
+                "(tired|sick|done|over|fed up) [of|with] (these|the|your|all these|all the|all your|this)"
+                f" {_KIND_OF_TEXT} (text|message|call|notification|spam)",
+                "(blowing|blew) up my (phone|cell)",
+            ),
+            "want-nothing": (
+                "want (nothing to do with|no part of) (this|it|you|any of this|these|your)",
+                "(never|dont|do not) want to hear from you",
+            ),
+            "wrong-number": (
+                "wrong number",
+                "wrong person",
+                "(not|isnt) the right (number|person)",
+                "(not|isnt|aint) (my|our) (number|phone)",
+                "wrong (guy|girl|man|lady|contact|phone)",
+            ),
             "revoke-consent": (
-                f"(revoke|revoking|revoked|withdraw|withdrawing|withdrawn) [my|all|your] {_CONSENT}",
+                f"(revoke|revoking|revoked|withdraw|withdrawing|withdrawn) [my|all|your|any] {_CONSENT}",
+                f"(take|taking) back [my|all|any] {_CONSENT}",
                 f"{_CONSENT} (revoked|withdrawn)",
                 "(dont|do not|didnt|did not|never|no longer) (consent|consented)",
+                "(didnt|did not|never) (agree|agreed|subscribe|subscribed) (to|for)",
+                # A regulator named: "I'll report you to the FCC", "this violates the TCPA".
+                "(fcc|ftc|tcpa)",
+                "(file|filing|filed) a complaint",
+                # Why the texts keep coming: "why are you still texting me", "why do you keep texting me".
+                f"(why|how come) (are|do|does|is) (you|this|it) (still|keep|keeps|always) {_CONTACTING}",
                 f"(dont|do not|didnt|did not|never|no longer) (give|gave) [you] [my|any] {_CONSENT}",
                 f"you (dont|do not|no longer) have [my|any] {_CONSENT}",
                 f"without my {_CONSENT}",
+                # Never asked for the texts: "i didnt sign up for these texts", "never asked for this".
+                "(didnt|did not|never) (sign|signed|opt|opted) [me] (up|in)",
+                "(didnt|did not|never) (ask|asked) for (this|these|those|them|any|your|the|rps)",
+                "(didnt|did not|never) (give|gave) (you|u) (my|this) number",
+                # Texts called unwanted: "your texts are unwanted", "unsolicited messages".
+                "(unwanted|unsolicited) (text|message|call|spam)",
+                "(text|message) (are|is) (unwanted|unsolicited|not wanted)",
             ),
             "block-number": ("(block|blocking|blocked) (you|this number|your number|the number|my number)",),
             # From whatever the list is called: "remove me from whatever this is", "take me off this thing".
@@ -224,7 +299,10 @@ CLEAR_PHRASES = _in_both_languages(
                 "(be|get|been) removed",
             ),
             "take-me-off": (
-                "take (me|my number|this number|my info|my data|my details) (off|out of)",
+                "take (me|my number|this number|my info|my data|my details|my name) (off|out of)",
+                "(like|want|need) (it|me|us|my number|this number) (taken|removed|deleted|erased) (off|out)",
+                "(be|get|been|being) taken (off|out)",
+                "(let|get) (me|us) out [of] (this|here|it|there)",
                 "get [me|my number] off (this|the|your) [mailing|contact|text] list",
             ),
             "delete-me": ("delete me from",),
@@ -235,13 +313,19 @@ CLEAR_PHRASES = _in_both_languages(
         {
             "stop-texting": (
                 # "deja de escribirme", "para ya de mandarme", Spanglish "stop mandando textos".
-                "(deja|para|paren|pare|parar|parale|detener|stop) [ya] de (escribir|recibir)",
+                "(deja|para|paren|pare|parar|parale|detener|stop) [ya] de [estar|andar|seguir]"
+                " (escribir|recibir)",
+                "para [ya] no recibir",
                 "stop escribir",
                 # The messages as the object: "detengan los mensajes", "alto a los mensajes", "basta con".
                 f"(paren|pare|parale|detener|cancelar) {_LOS} (message|text|notificaciones|llamadas)",
                 "stop (los|tus|sus|estos|esos|todos los) (message|text)",
-                f"(alto|stop) a {_LOS} (message|text)",
-                f"(basta|ya estuvo|suficiente|para|paren|pare|parale|stop) con [tantos] {_LOS}"
+                f"(alto|stop|bajale|bajenle|parale) a {_LOS} (message|text)",
+                "que (paren|parale)",
+                # A threat is a request: "los voy a denunciar si no paren".
+                "si no (paren|pare|parale|dejan|deja)",
+                "(voy a|vamos a) (reportar|denunciar) (este|su|tu) number",
+                f"(basta|ya estuvo|ya chole|chale|suficiente|para|paren|pare|parale|stop) con [tantos] {_LOS}"
                 " (message|text)",
             ),
             "do-not-text": (
@@ -249,7 +333,7 @@ CLEAR_PHRASES = _in_both_languages(
                 "no [me|nos] vuelvas a escribir",
                 "nunca [mas] [me|nos] escribas",
                 "no quiero que [me|nos] [sigas|sigan] (escribas|escribir)",
-                "no [me|nos] (sigas|sigan|siga) escribir",
+                "no [me|nos] (sigas|sigan|siga|esten|estes|anden|andes|ande) escribir",
                 "(favor de|por favor|porfavor|pido|pedimos) [ya] no escribir",
             ),
             "do-not-want-texts": (
@@ -258,28 +342,44 @@ CLEAR_PHRASES = _in_both_languages(
                 "no quiero recibir",
                 "no quiero (estar|seguir) en (la|su|tu|esta) lista",
             ),
-            "no-more-texts": ("(no mas|basta de|basta ya de) [los|tus|sus|estos] (message|text)",),
+            "no-more-texts": (
+                "(no mas|basta de|basta ya de) [los|tus|sus|estos] (message|text)",
+                "ni un (message|text) mas",
+                "no aguanto [mas] [los|tus|sus|estos|tantos] (message|text)",
+                "(harto|harta|hartos|hartas|cansado|cansada) (de|con) [los|tus|sus|estos|tantos]"
+                " (message|text)",
+            ),
             "leave-me-alone": ("dejame (en paz|tranquilo|tranquila|tranquilos|tranquilas)",),
             "delete-my-number": (
                 f"{_BORRA} (mi|este|el) number",
                 "(olvidate|olvidense|olvidese) de (mi|este) number",
+                "no (usen|use|uses|usan) (mi|este) number",
             ),
             "delete-my-data": (
                 f"{_BORRA} [toda|todos] (mi|mis) (datos|informacion|info|contacto|cuenta|registro)",
                 "(cancelar|cierra|cierren|desactiva|desactiven) (mi|esta) cuenta",
             ),
             # Taken from wherever it is: "sácame de la lista", "quítame de tus contactos", "bórrenme de todo".
-            "remove-me": ("sacame de (la|su|tu|esta|sus|tus|mi|este|todo|todos|ahi)",),
+            "remove-me": (
+                "sacame de (la|su|tu|esta|sus|tus|mi|este|todo|todos|ahi|aqui|esto)",
+                "salir de (la|su|tu|esta|sus|tus|este|esto|aqui|ahi)",
+            ),
             "block-number": ("(bloquea|block) (mi|este|el|su|tu) number",),
             "unsubscribe": ("dar de baja", "desuscribir", "(solicito|pido|quiero) [la|mi] baja"),
             "cancel-subscription": ("cancelar [mi|la|su|esta] suscripcion",),
             "wrong-number": (
+                "no soy (la persona|esa persona|el que|la que|quien)",
+                "no es de (esa|la|esta) persona",
+                "no es mi (number|telefono|celular|cel)",
                 "(number|persona) equivocado",
                 "equivocaron de (number|persona)",
                 "equivocado de (number|persona)",
             ),
             "revoke-consent": (
                 "revoco [mi|el|mis] consentimiento",
+                "(no|nunca) (pedi|solicite|autorice|acepte)"
+                " (estos|esto|los|sus|este|eso|ningun|ninguna|nada)",
+                "(no|nunca) me (suscribi|inscribi|registre)",
                 "no [les|le|te] dar [mi|el] consentimiento",
                 "no (tienen|tiene|tienes) [mi] consentimiento",
                 "no autorizo",
@@ -295,16 +395,31 @@ STOP_REQUESTS = _in_both_languages(
         "en",
         {
             "stop-courtesy": (
-                "(stop|stopall|revoke|quit|end|cancel|halt|cease|discontinue|enough)",
+                "(stop|stopall|revoke|quit|end|cancel|halt|cease|discontinue|enough|desist)",
                 "(stop|quit) it",
                 "cut it out",
-                "(stop|cancel) [all] (this|these|those)",
+                "(stop|cancel|end) [all] (this|these|those)",
                 "knock it off",
-                "(go away|buzz off|back off|piss off|fuck off)",
+                "(go away|buzz off|back off|piss off|fuck off|f off|get lost|shut up|stfu)",
+                "give it a rest",
+                "(dont|do not) (text|message|contact|call)",
             ),
-            "no-more": ("no more", "(no more|enough) (of|with) (this|these|those|them|it)"),
+            # A complaint that is the whole text: "spam", "this is harassment", "reported as spam".
+            "complaint": (
+                "(spam|harassment)",
+                "(this is|thats|its|this) [so|such|straight up|literally] (spam|harassment)",
+                "(reported|reporting) [you|this|this number] [as spam|for spam]",
+            ),
+            "no-more": (
+                "no more",
+                "(no more|enough) (of|with) (this|these|those|them|it)",
+                "no (text|message|call|notification)",
+            ),
             "not-interested": (
                 "(not|no longer) interested",
+                "(no|zero) interest",
+                "(no|zero) interest in (this|it|these|that)",
+                "uninterested",
                 "(not|no longer) interested in (this|it|that|any of this|playing|this game|your game)",
             ),
             "do-not-want-texts": (
@@ -314,7 +429,12 @@ STOP_REQUESTS = _in_both_languages(
             "remove-me": ("remove", "(remove|erase) (me|it)", "(forget|drop) me"),
             "take-me-off": ("(get me|i want) off", "off (the|this|your) list"),
             "delete-me": ("delete (me|it)",),
-            "block-number": ("block",),
+            "block-number": (
+                "block",
+                "(blocked|blocking)",
+                "(youre|you are|ur) blocked",
+                "(blocking|blocked) (you|this)",
+            ),
             "i-quit": (
                 "(i|im|i am) (quit|quitting|done|out)",
                 "(i|im|i am) (quit|quitting|done|out) [with|of] (this|the|your) (game|games|thing|bot)",
@@ -329,18 +449,32 @@ STOP_REQUESTS = _in_both_languages(
             "stop-courtesy": (
                 "(alto|para|parar|pare|paren|parale|detener|basta|baja|cancelar)",
                 "(alto|paren|pare|parale|detener|basta|cancelar) [todo] (esto|eso)",
+                "ya (estuvo|chole)",
+                "ya estuvo (bueno|suave|bien)",
+                "me (tienen|tiene|tienes) (harto|harta|hartos|hartas)",
             ),
             "no-more": ("no mas",),
             "not-interested": (
                 "no (me|nos) interesa",
                 "no (me|nos) interesa (jugar|su juego|tu juego|este juego|el juego)",
+                "no (me|nos) interesa (nada|nada de esto|nada de eso|esto|eso)",
+                "(para nada|nada) me interesa",
+                "no (estoy|estamos) (interesado|interesada|interesados|interesadas)",
             ),
             "do-not-want-texts": (
-                "no quiero (nada|esto|eso)",
+                "no quiero (nada|esto|eso|participar)",
                 "no quiero saber nada",
                 "no quiero saber nada de (eso|ustedes|este juego|su juego)",
+                "no quiero saber [mas] de (esto|ustedes|este juego|su juego)",
             ),
-            "remove-me": ("sacame", "borralo"),
+            "remove-me": ("sacame", "borralo", "borra", "[me] quiero salir", "salir"),
+            "complaint": (
+                "acoso",
+                "(esto es|es) (acoso|spam)",
+                "(los|te|lo|la) voy a (denunciar|reportar|demandar)",
+            ),
+            "block-number": ("bloqueado", "(los|las|te|les) [voy a] bloquea"),
+            "wrong-number": ("se equivocaron",),
         },
     ),
 )
@@ -352,6 +486,15 @@ REMOVALS = frozenset({"remove-me", "take-me-off", "delete-me"})
 SPANISH_KEYWORDS = frozenset({"alto", "parar", "para", "detener", "cancelar", "baja"})
 SPELLED_OUT_KEYWORDS = (
     frozenset({"stop", "stopall", "unsubscribe", "optout", "revoke", "quit"}) | SPANISH_KEYWORDS
+)
+# Key words people split in two: `un subscribe`, `unsub scribe`, `un-sub`.
+JOINED_KEY_WORDS = frozenset({"unsubscribe", "unsub"})
+# The words that ask to stop, as read: a word the lists do not know is split into words run
+# together only if one of them is one (`stoptexting`, `nomasmensajes`, `dejenmeenpaz`), and a stop
+# word typed with a letter doubled is read as it (`altoo`, `bastaa`).
+INTENT_WORDS = frozenset(
+    {"stop", "quit", "end", "cancel", "remove", "delete", "unsubscribe", "optout", "leave", "no", "block"}
+    | {"alto", "basta", "para", "paren", "pare", "deja", "dejame", "sacame", "borra", "cancelar", "bloquea"}
 )
 
 # Words that address someone: "stop bro", "alto amigo". They are reserved from nicknames, so that a
@@ -370,11 +513,14 @@ COURTESY = _in_both_languages(
             "": (
                 "(please|kindly|respectfully|cheers|bye|goodbye)",
                 "(appreciate it|appreciated|much appreciated|thanks|thank you|and thanks|and thank you)",
+                "(thanks|thank you) anyway",
                 "no (thanks|thank you)",
                 "(now|right now|rn|already|asap|immediately|again|anymore|any more|ever)",
                 "(all|ok|sorry|seriously|really|for real|fr|ffs|omg|wtf|god|me|hey|hi|hello)",
                 "[from|off|of] (the|this|your|my) [mailing|contact] (list|lists|system|database|contacts)",
-                "with (the|these|those|your|all the|all these|all your) (text|message|call|notification)",
+                "(with|of|from) (the|these|those|your|all the|all these|all your)"
+                " (text|message|call|notification)",
+                "with (this|that|it)",
                 *ADDRESS_WORDS["en"],
             )
         },
@@ -399,152 +545,9 @@ COURTESY = _in_both_languages(
 # sentences about the game ("when does it end", "alice rage quit").
 NOT_AT_THE_END = frozenset({("end",), ("quit",)})
 
-# --- Game signals ---------------------------------------------------------------------------------
+# --- Game signals: in revocation_game.py, re-exported here ---------------------------------------
 
-# A move or the contest: a text that names them is about the game.
-CONTEST_WORDS = frozenset(
-    {"win", "wins", "winning", "won", "winner", "lose", "loses", "losing", "lost", "loser", "beat"}
-    | {"beats", "beating", "beaten", "cheat", "cheats", "cheating", "cheated", "cheater", "rematch"}
-    | {"leaderboard", "leaders", "scoreboard", "score", "scores", "top", "rank", "ranking", "ranked"}
-    | {"points", "gg", "challenge", "challenges", "challenged", "challenging", "opponent", "streak"}
-    | {"throw", "throws", "threw", "move", "moves"}
-    | {"gano", "gana", "ganas", "ganan", "ganar", "gane", "ganaste", "ganando", "ganador", "pierdo"}
-    | {"pierde", "pierdes", "perder", "perdi", "perdiste", "perdio", "perdiendo", "perdedor", "trampa"}
-    | {"trampas", "tramposo", "tramposa", "revancha", "reto", "retos", "retar", "puntos", "puntaje"}
-    | {"jugada", "jugadas", "tirar", "tira", "tiro", "tire", "tiras"}
-)
-LAUGHTER = frozenset({"lol", "lolol", "lmao", "lmfao", "rofl", "xd"})
-# `nick unsubscribe`, `apodo baja`, `ayuda alto`: a command word and its argument, in either
-# language (parsing reads the English ones first; the Spanish ones are SPANISH_GAME_WORDS).
-COMMANDS_WITH_AN_ARGUMENT = frozenset(
-    {"nick", "name", "t", "play", "again", "help", "lang"}
-) | frozenset().union(
-    *(SPANISH_GAME_WORDS[command] for command in ("throw", "nick", "again", "help", "language"))
-)
-NICKNAME_SHAPE = re.compile(r"[a-z0-9_]{3,15}")  # parsing's nickname alphabet, casefolded
-# Between the moves in the game's name: "rock, paper and scissors", "piedra, papel o tijera".
-AND_OR = frozenset({"and", "or", "n", "y", "o"})
-NAME_WITH_DIGITS_OR_UNDERSCORE = re.compile(r"[a-z]+[0-9]+|\w*_\w*")
-ENGLISH_MOVES = frozenset(
-    move.value[:length] for move in Move for length in range(3, len(move.value) + 1)
-) | frozenset({"rocks", "papers"})
-
-
-# --- The sentence around a stop -------------------------------------------------------------------
-
-NEGATIONS: Mapping[Language, frozenset[str]] = {
-    "en": frozenset(
-        {"dont", "not", "never", "cant", "cannot", "wont", "wouldnt", "shouldnt", "couldnt", "didnt"}
-        | {"doesnt", "isnt", "aint"}
-    ),
-    "es": frozenset({"no", "nunca", "jamas", "ni", "tampoco"}),
-}
-# Words that may stand between a negation and what it negates: "I can't ever stop", "no puedo parar".
-BETWEEN_NEGATION_AND_STOP = frozenset(
-    {"ever", "even", "really", "just", "gonna", "going", "to", "want", "wanna", "be", "able", "you", "make"}
-    | {"let", "get", "me", "i", "we", "it", "can", "could", "will", "would", "should"}
-    | {"puedo", "puede", "puedes", "pueden", "podemos", "quiero", "quiere", "vas", "va", "voy", "vamos"}
-    | {"a", "te", "se", "lo", "que"}
-)
-# Subjects that negate what they do, across a word at least: "nothing can stop me", "nadie me para"
-# (but "I signed up for nothing, stop" and "a nada, quítenme de la lista" are requests).
-NEGATIVE_SUBJECTS = frozenset({"nothing", "nobody", "nada", "nadie"})
-# Words that make what follows a supposition, not a request: "what happens if I stop".
-HYPOTHETICALS = frozenset(
-    {"if", "when", "until", "till", "unless", "whether", "si", "cuando", "hasta", "aunque"}
-)
-
-
-# After a request, words that make it a pause: "don't text me till 5", "stop texting me until tonight".
-UNTIL = frozenset({"until", "till", "til"})
-
-
-# Before "stop", words that make it a noun; before "alto" or "baja", words that make them
-# adjectives ("muy alto", "está baja").
-MODIFIERS = frozenset(
-    {"bus", "full", "pit", "non", "next", "last", "one", "truck", "rest", "whistle"}
-) | frozenset(
-    {"muy", "mas", "tan", "bien", "esta", "es", "son", "estoy", "soy", "eres", "estas", "el", "la", "lo"}
-    | {"los", "las", "un", "una", "super", "demasiado", "bastante", "de", "del", "al", "que"}
-)
-# After a stop request that starts a text, a word that starts a new clause: "stop, I never..."
-CLAUSE_STARTS = frozenset(
-    {"i", "im", "ive", "id", "ill", "you", "youre", "we", "thats", "its", "who", "whos", "whoever"}
-    | {"someone", "somebody", "nobody", "how", "why", "idk", "or", "yo", "esto", "eso", "quien"}
-)
-# A stop word that is also a preposition, so no stop before a clause: "para eso practiqué".
-NOT_BEFORE_A_CLAUSE = frozenset({"para"})
-# Someone other than the texter or the bot: "make him stop", "que ella pare".
-THIRD_PERSON = frozenset(
-    {"he", "she", "they", "him", "her", "them", "hes", "shes", "theyre", "ella", "ellos", "dile", "diles"}
-    | {"digale", "digales", "pidele"}
-)
-# Words that put a third party before a stop: "tell bob to stop", "bob and alice stop", "dile a ana que".
-NAMING_A_THIRD_PARTY = frozenset(
-    {"tell", "told", "make", "made", "let", "get", "ask", "asked", "want", "need", "wish", "hope", "and"}
-    | {"que", "a"}
-)
-# Rules that state something rather than ask someone to stop: no third party can be asked them.
-STATEMENTS = frozenset(
-    {"wrong-number", "no-more-texts", "do-not-want-texts", "revoke-consent", "block-number", "not-interested"}
-    | {"i-quit"}
-)
-# Before a thing or a third party, a question about it stopping: "when does it stop", "did bob quit".
-QUESTION_AUXILIARIES = frozenset({"do", "does", "did", "will", "would", "can", "could", "should"})
-THINGS = frozenset({"it", "this", "that", "things"})
-# Who is texted in the second person: "bob, can you stop texting me" asks bob.
-ADDRESSEES = frozenset({"you"})
-# The word before whom something is sent: "stop sending texts to bob", "deja de escribir a ana".
-TO_SOMEONE: Mapping[Language, str] = {"en": "to", "es": "a"}
-# Verbs whose object is a person: "unsubscribe bob" unsubscribes bob.
-VERBS_OF_A_PERSON = frozenset({"text", "message", "contact", "call", "spam", "unsubscribe", "optout"})
-FROM_OR_WITH = frozenset({"from", "with", "de", "con"})
-# Verbs whose object is a thing: in "stop sending me junk", junk is what is sent, not a name.
-VERBS_OF_A_THING = frozenset({"sending", "send", "escribir"})
-# What may come before a name that starts a text: "hey bob, stop texting me".
-INTERJECTIONS = frozenset(
-    {"hey", "hi", "hello", "yo", "omg", "ok", "ugh", "wtf", "ffs", "god", "seriously", "please", "so"}
-    | {"oye", "hola", "neta", "porfavor"}
-)
-# Last words of clear phrases that complete them, so that a word after one is a name, not an
-# object: "leave me alone bob", "wrong number alice".
-COMPLETE_PHRASE_ENDS = frozenset(
-    {"alone", "be", "number", "person", "paz", "tranquilo", "tranquila", "persona", "equivocado"}
-)
-# Between a third party and a stop: "bob needs to stop", "alice should just stop".
-MODAL_CHAIN = frozenset(
-    {"to", "needs", "need", "has", "have", "had", "gotta", "got", "should", "must", "will", "would"}
-    | {"better", "just", "gonna", "going", "can", "could", "please", "ever", "ya", "que"}
-)
-# Words too common to be taken for a nickname in a name's place ("this is so annoying, stop").
-FUNCTION_WORDS: Mapping[Language, frozenset[str]] = {
-    "en": frozenset(
-        {"that", "mine", "myself", "youve", "yours", "our", "was", "were", "being", "may"}
-        | {"might", "yes", "yeah", "yea", "yep", "nah", "but", "too", "very", "only", "also", "still"}
-        | {"then", "than", "about", "into", "over", "down", "some"}
-        | {"every", "each", "many", "much", "most", "other", "another", "such", "what", "where", "which"}
-        | {"there", "here", "today", "tonight", "tomorrow", "yesterday", "day", "days", "night", "week"}
-        | {"time", "times", "always", "forever", "sometimes", "tho", "though", "like"}
-        | {"literally", "honestly", "things", "stuff", "anything", "something", "everything"}
-        | {"anyone", "everyone", "way", "lot", "people", "annoying", "whatever"}
-        # Complaints and greetings that start a text: "so sick of this, stop", "reported as spam. stop".
-        | {"sick", "tired", "fed", "annoyed", "reported", "report", "harassment", "scam"}
-        | {"unreal", "unbelievable", "ridiculous", "insane", "crazy", "listen", "look"}
-        | {"excuse", "dear", "good", "morning", "evening", "wow", "jeez", "smh", "nope", "damn"}
-    ),
-    "es": frozenset(
-        {"unos", "unas", "les", "usted", "ustedes", "nosotros", "sin", "sobre"}
-        | {"pero", "menos", "toda", "todos", "todas", "cada", "otro", "ese", "esa", "ahi", "alla", "hoy"}
-        | {"dia", "dias", "noche", "veces", "siempre", "como", "donde", "porque", "estan", "fue", "ser"}
-        | {"estar", "hay", "tengo", "tiene", "tienen", "cosa", "cosas", "algo", "alguien"}
-        | {"telefono", "cel", "celular", "juego", "nomas", "contactos", "grupo", "buscan"}
-        # Complaints, greetings and ways of asking before a request: "qué fastidio, alto", "quisiera
-        # darme de baja", "no soy la persona que buscan, dejen de escribir".
-        | {"quisiera", "deseo", "necesito", "queremos", "agradeceria"}
-        | {"fastidio", "molestia", "lata", "harto", "harta", "hartos", "cansado", "cansada", "acoso"}
-        | {"reportado", "basura", "oigan", "miren", "disculpe", "perdon", "buenas", "bueno", "pues"}
-    ),
-}
+# --- The sentence around a stop: in revocation_sentence.py, re-exported here ---------------------
 
 
 def _words_in(phrases: Iterable[tuple[str, ...]]) -> frozenset[str]:

@@ -39,10 +39,32 @@ TUNING = (
     # Round 2's own batches, scored on first contact before the rules changed.
     ("tuning en 3", "revocation_tuning_en_3"),
     ("tuning es 2", "revocation_tuning_es_2"),
+    # Written blind, measured once after round 2 (85.1% and 87.8%: docs/opt-out.md), tuning since.
+    ("held-out en 3", "revocation_held_out_en_3"),
+    ("held-out es 3", "revocation_held_out_es_3"),
+    # Round 3's own batches, scored on first contact before the rules changed.
+    ("tuning en 4", "revocation_tuning_en_4"),
+    ("tuning es 3", "revocation_tuning_es_3"),
+    # Round 3's probe of every kind, scored on first contact after the round's first change.
+    ("tuning en 5", "revocation_tuning_en_5"),
+    ("tuning es 4", "revocation_tuning_es_4"),
+    # Round 3's second probe, scored on first contact after the first probe was read.
+    ("tuning en 6", "revocation_tuning_en_6"),
+    ("tuning es 5", "revocation_tuning_es_5"),
+    # Round 3's third probe, scored on first contact after the second was read.
+    ("tuning en 7", "revocation_tuning_en_7"),
+    ("tuning es 6", "revocation_tuning_es_6"),
+    # Round 3's fourth probe, harder on purpose, scored on first contact after the third was read.
+    ("tuning en 8", "revocation_tuning_en_8"),
+    ("tuning es 7", "revocation_tuning_es_7"),
 )
-# Sets written blind and not yet measured: a new one is added here, measured once with
-# --held-out, then moved to TUNING.
-HELD_OUT: tuple[tuple[str, str], ...] = ()
+# Sets written blind: a new one is added here and measured once with --held-out. The fourth
+# sets were measured once after round 3 (docs/opt-out.md); no rule has been tuned on them yet, so
+# they stay here until a round reads them, and then move to TUNING.
+HELD_OUT: tuple[tuple[str, str], ...] = (
+    ("held-out en 4", "revocation_held_out_en_4"),
+    ("held-out es 4", "revocation_held_out_es_4"),
+)
 
 
 def taken_for_revocation(text: str) -> bool:

@@ -32,7 +32,11 @@ CASES: list[tuple[str, Callable[[], str | None], str | None]] = [
     ),
     ("throw at self", replies.cannot_throw_at_self, "You can't play yourself. Challenge another nickname."),
     ("empty", replies.empty_message, "Your message was empty. Text HELP to see the commands."),
-    ("unknown", replies.unknown_command, "Sorry, I didn't get that. Text HELP to see the commands."),
+    (
+        "unknown",
+        replies.unknown_command,
+        "Sorry, I didn't get that. Text HELP for commands, STOP to end texts.",
+    ),
     ("nick usage", replies.nick_usage, "Text NICK and a name to join, like: NICK alice"),
     (
         "nick invalid",

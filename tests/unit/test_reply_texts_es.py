@@ -53,7 +53,7 @@ CASES: list[tuple[str, Callable[[], str | None], str | None]] = [
     (
         "unknown",
         replies_es.unknown_command,
-        "Disculpa, no entiendo ese mensaje. Escribe AYUDA para ver los comandos.",
+        "Disculpa, no entiendo ese mensaje. Escribe AYUDA para ver los comandos, ALTO para no recibir mas.",
     ),
     ("nick usage", replies_es.nick_usage, "Para unirte, escribe APODO y un nombre, por ejemplo: APODO ana"),
     (

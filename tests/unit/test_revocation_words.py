@@ -1417,7 +1417,7 @@ SPELLINGS = {
     "notification": ("stop {}", "notifications alert alerts update updates"),
     "communication": ("cease all {}", "communications"),
     "stop": ("{} texting me", "stopp stahp stp"),
-    "unsubscribe": ("{} me", "unsub unsubscribed"),
+    "unsubscribe": ("{} me", "unsub"),
     "please": ("stop {}", "pls plz plez plse pleez pleeze plss plzz"),
     "thanks": ("stop {}", "thx thnx thnks thanx tnx ty tyvm tysm"),
     "ok": ("stop {}", "okay k kk okk"),
