@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from botocore.awsrequest import AWSResponse
 
-from serverless_rps import replies
+from serverless_rps import replies, replies_es
 from serverless_rps.exceptions import RetryLater, SmsTemporarilyFailed
 from serverless_rps.game_store import DeliveryStatus, DeliveryStatusRecords, DynamoGameStore
 from serverless_rps.game_store.proofs import ProofSettings
@@ -164,7 +164,9 @@ def test_every_way_of_opting_out_is_proven_with_its_rule_wording_and_language_ne
     assert _text(opt_out, "confirmation") == confirmation
     if confirmation == "sent":
         assert _text(opt_out, "confirmation_sid") == game.sms.sids_sent_for(message.idempotency_key)[0]
-        assert game.sms.to(ALICE)[-1] == CONFIRMATION
+        # In the language of the opt-out (docs/opt-out.md): ALTO and a Spanish request in Spanish.
+        catalogue = replies_es if (language or read_as.language) == "es" else replies
+        assert game.sms.to(ALICE)[-1] == catalogue.opt_out_confirmation(replies.Program())
     assert body not in repr(game.proof_of(ALICE)), "how it was read, never the text"
     assert game.items_holding(ALICE) == []
 

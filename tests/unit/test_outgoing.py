@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from serverless_rps import replies
+from serverless_rps import language, replies
+from serverless_rps.catalogue import english
 from serverless_rps.countries import ServedCountries
 from serverless_rps.game import Decision, Reply
 from serverless_rps.outgoing import Outgoing, outgoing
@@ -25,6 +26,7 @@ def _out(decision: Decision, **given: Any) -> Outgoing:
         "past_ceiling": False,
         "policy": BudgetPolicy(),
         "program": PROGRAM,
+        "spoken": language.Spoken(None, None, english),
     }
     return outgoing(decision, ALICE, **{**options, **given})
 
