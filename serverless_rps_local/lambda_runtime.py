@@ -189,17 +189,19 @@ class _ExecutionEnvironment:
         return None
 
     def invoke(self, event: Any) -> tuple[Any, dict[str, Any] | None]:
-        self._connection.send((event, str(uuid.uuid4())))
         deadline = self._spec.timeout_seconds
-        if not self._connection.poll(deadline):
-            self.kill()
-            return None, {
-                "errorType": "Sandbox.Timedout",
-                "errorMessage": f"Task timed out after {deadline:.2f} seconds",
-            }
         try:
+            self._connection.send((event, str(uuid.uuid4())))
+            if not self._connection.poll(deadline):
+                self.kill()
+                return None, {
+                    "errorType": "Sandbox.Timedout",
+                    "errorMessage": f"Task timed out after {deadline:.2f} seconds",
+                }
             status, payload = self._connection.recv()
-        except EOFError:
+        except (EOFError, OSError):
+            # The runtime exited, or the stack stopped it (Ctrl-C) and closed its pipe, while this
+            # invocation was in flight: an error the caller answers like any other, no traceback.
             self.kill()
             return None, {
                 "errorType": "Runtime.ExitError",
