@@ -45,14 +45,24 @@ NAMES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
         "ProofTable": ("ProofTable", "*-ProofTable-*", "rps-opt-out-proof"),
     },
     "queue": {
-        "IncomingQueue": ("IncomingQueue", "*-IncomingQueue-*", "rps-incoming", "incoming", "incoming-*"),
+        # burst-*: the burst model's queues (bench/burst), which the shipped code calls as it would AWS's.
+        "IncomingQueue": (
+            "IncomingQueue",
+            "*-IncomingQueue-*",
+            "rps-incoming",
+            "incoming",
+            "incoming-*",
+            "burst-incoming",
+        ),
         "DeadLetterQueue": (
             "DeadLetterQueue",
             "*-DeadLetterQueue-*",
             "rps-dlq",
             "dlq",
             "rps-dead-letters",
+            "dead-letters",
             "dead-letters-*",
+            "burst-dead-letters",
         ),
     },
     "function": {"GameFunction": ("GameFunction", "*-GameFunction-*", "rps-game")},
