@@ -250,6 +250,35 @@ def test_a_death_after_the_commit_leaves_the_fate_pending_and_the_redelivery_set
     assert game.sms.to(ALICE).count(CONFIRMATION) == 1
 
 
+def test_a_copy_that_finds_every_reply_recorded_once_it_holds_the_outbox_settles_the_proof(
+    game: Game, clock: Any
+) -> None:
+    """The copy read the outbox while the confirmation still waited; by the time it leased the
+    outbox, an earlier attempt had sent and recorded every reply. It sends nothing, and the proof
+    learns the confirmation's fate from what it leased."""
+    _alice_challenged_by_bob(game)
+    message = game.inbound(ALICE, "Stop.")
+    game.store.outboxes.withhold_number = _dies  # type: ignore[method-assign]  # dies before the send
+    with pytest.raises(_Died):
+        game.processor.process(message)
+    del game.store.outboxes.withhold_number
+    clock.tick(max(IN_PROGRESS_SECONDS, LEASE_SECONDS) + 1)
+    lease = game.store.outboxes.lease
+    sid = "SM" + "e" * 32
+
+    def the_earlier_attempt_finished_meanwhile(record: Any, attempt_id: str, now: float) -> Any:
+        for index in record.undelivered():
+            game.store.outboxes.record_delivery(record, index, sid)
+        return lease(record, attempt_id, now)
+
+    game.store.outboxes.lease = the_earlier_attempt_finished_meanwhile  # type: ignore[method-assign]
+    sent = len(game.sms.sent)
+    assert game.processor.process(message) is Result.DUPLICATE
+    assert len(game.sms.sent) == sent, "nothing sent again"
+    [opt_out] = game.opt_outs_of(ALICE)
+    assert (_text(opt_out, "confirmation"), _text(opt_out, "confirmation_sid")) == ("sent", sid)
+
+
 def test_a_death_between_the_mark_and_twilios_answer_is_unknown_until_its_callback_names_the_sid(
     game: Game, clock: Any
 ) -> None:
