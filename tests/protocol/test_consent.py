@@ -14,7 +14,7 @@ import pytest
 
 from serverless_rps import processing, replies
 from serverless_rps.admin.store_reads import StoreReads
-from serverless_rps.exceptions import SmsTemporarilyFailed
+from serverless_rps.exceptions import ConfigurationProblem, SmsTemporarilyFailed
 from serverless_rps.observability import mask_phone
 from serverless_rps.parsing import OptOut
 from serverless_rps.ports import DROPPED_LATE
@@ -244,6 +244,24 @@ def test_a_reply_twilio_did_not_take_is_sent_by_the_redelivery_and_the_confirmat
     assert game.processor.process(message) is Result.DUPLICATE
     assert game.sms.to(ALICE).count(CONFIRMATION) == 1
     assert game.sms.to(BOB).count(replies.opponent_left("alice")) == 1
+    assert game.items_holding(ALICE) == []
+
+
+def test_a_confirmation_our_account_could_not_send_goes_back_in_the_outbox_for_the_redelivery(
+    game: Game, clock: Any
+) -> None:
+    """Twilio refused the account or the sender (an operator must fix it): the confirmation was not
+    taken, so it goes back in the outbox, and the redelivery within the five minutes sends it."""
+    _alice_challenged_by_bob(game)
+    game.sms.fail_next(ConfigurationProblem("Twilio refused our account or sender: HTTP 401 code 20003"))
+    message = game.inbound(ALICE, "Stop.")
+    with pytest.raises(ConfigurationProblem):
+        game.processor.process(message)
+    assert CONFIRMATION not in game.sms.to(ALICE)
+
+    clock.tick(IN_PROGRESS_SECONDS + 1)
+    assert game.processor.process(message) is Result.RESENT
+    assert game.sms.to(ALICE).count(CONFIRMATION) == 1
     assert game.items_holding(ALICE) == []
 
 
