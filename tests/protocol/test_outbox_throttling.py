@@ -39,13 +39,15 @@ def test_a_send_twilio_throttles_is_tried_again_after_a_pause_and_goes_once(
     assert paused == [0.25, 0.5], "full jitter, doubling"
 
 
-def test_twilios_retry_after_is_the_least_pause(game: Game, paused: list[float]) -> None:
+@pytest.mark.parametrize("retry_after", [0.8, 1.0], ids=["under a second", "a second"])
+def test_twilios_retry_after_is_the_least_pause(game: Game, paused: list[float], retry_after: float) -> None:
+    """A Retry-After of up to a second, a whole second included, is waited out in the invocation."""
     game.register((ALICE, "alice"))
-    game.sms.fail_next(throttled(retry_after=0.8))
+    game.sms.fail_next(throttled(retry_after=retry_after))
 
-    game.text(ALICE, "score")
+    assert game.text(ALICE, "score") is Result.PROCESSED
 
-    assert paused == [0.8]
+    assert paused == [retry_after]
 
 
 @pytest.mark.parametrize(
