@@ -86,3 +86,19 @@ def test_three_tries_at_most(game: Game, paused: list[float]) -> None:
         game.text(ALICE, "score")
     assert len(paused) == 2, "a pause between tries, none after the last"
     assert game.sms.failures == [None], "the fourth send was never tried in this invocation"
+
+
+def test_the_pause_is_a_random_share_of_the_back_off(game: Game) -> None:
+    """Full jitter: at a draw of 0.5, half of each back-off (0.25 s, then 0.5 s), so that senders
+    throttled together do not come back together."""
+    pauses: list[float] = []
+    game.engine = new_engine(
+        game.store, game.sms, lock_wait_seconds=0.2, sleep=pauses.append, jitter=lambda: 0.5
+    )
+    game.processor = game.engine.processor
+    game.register((ALICE, "alice"))
+    game.sms.fail_next(throttled(), throttled())
+
+    assert game.text(ALICE, "score") is Result.PROCESSED
+
+    assert pauses == [0.125, 0.25]
