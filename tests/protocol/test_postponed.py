@@ -22,24 +22,6 @@ from tests.protocol.test_failure_visibility import json_log_lines
 MAX_RECEIVES = 8
 
 
-@pytest.fixture
-def queues(aws: None) -> Queues:
-    return Queues()
-
-
-@pytest.fixture
-def copies(queues: Queues) -> list[dict[str, Any]]:
-    """Every message the game function puts on the incoming queue (the copies it sends back)."""
-    sent: list[dict[str, Any]] = []
-
-    def note(params: dict[str, Any], **_: Any) -> None:
-        if params["QueueUrl"] == queues.incoming_url and "DelaySeconds" in params:
-            sent.append(params)
-
-    queues.sqs.meta.events.register("provide-client-params.sqs.SendMessage", note)
-    return sent
-
-
 class Contended:
     """A processor whose every attempt meets a lock held elsewhere (or `failure`)."""
 

@@ -45,24 +45,6 @@ def capped(dynamodb: Any, sms: FakeSms, clock: Any) -> Game:
     return game
 
 
-@pytest.fixture
-def queues(aws: None) -> Queues:
-    return Queues()
-
-
-@pytest.fixture
-def copies(queues: Queues) -> list[dict[str, Any]]:
-    """Every message the game function puts back on the incoming queue."""
-    sent: list[dict[str, Any]] = []
-
-    def note(params: dict[str, Any], **_: Any) -> None:
-        if params["QueueUrl"] == queues.incoming_url and "DelaySeconds" in params:
-            sent.append(params)
-
-    queues.sqs.meta.events.register("provide-client-params.sqs.SendMessage", note)
-    return sent
-
-
 def counted(game: Game, day: str | None = None) -> int:
     """The day's SMS as the commits counted them (today's by default)."""
     return game.store.sms_count(day or utc_day(time.time())).sent
