@@ -463,29 +463,31 @@ def _liveness_round(harness: Harness, stack: LocalStack, options: SoakOptions) -
         phone: {replies.nick_unchanged(name), replies_es.nick_unchanged(name)} for phone, name in locked
     }
     bound = options.lock_lease_seconds + options.visibility_timeout_seconds + 15
+    posted_at = {phone: harness.inbound[sid].posted_at for phone, sid in sids.items()}
     deadline = time.monotonic() + bound + 30
     while time.monotonic() < deadline:
         with harness.lock:
-            answered = {
-                sms["to"]
-                for sms in harness.sms
-                if sms["body"] in expected.get(sms["to"], set())
-                and sms["at"] >= harness.inbound[sids[sms["to"]]].posted_at
-            }
-        if answered >= set(expected):
+            answered = first_answers(harness.sms, expected, posted_at)
+        if set(answered) >= set(expected):
             break
         time.sleep(0.2)
-    delays, missing = [], []
     with harness.lock:
-        for phone, sid in sids.items():
-            times = [
-                sms["at"] for sms in harness.sms if sms["to"] == phone and sms["body"] == expected[phone]
-            ]
-            if times:
-                delays.append(min(times) - harness.inbound[sid].posted_at)
-            else:
-                missing.append(phone)
+        answered = first_answers(harness.sms, expected, posted_at)
+    delays = [answered[phone] - posted_at[phone] for phone in sids if phone in answered]
+    missing = [phone for phone in sids if phone not in answered]
     return {"delays": delays, "missing": missing, "bound": bound}
+
+
+def first_answers(
+    sms: list[dict[str, Any]], expected: dict[str, set[str]], posted_at: dict[str, float]
+) -> dict[str, float]:
+    """When each phone first got one of the bodies expected for it, after its question was posted."""
+    answered: dict[str, float] = {}
+    for sent in sms:
+        phone = sent["to"]
+        if sent["body"] in expected.get(phone, set()) and sent["at"] >= posted_at[phone]:
+            answered[phone] = min(sent["at"], answered.get(phone, sent["at"]))
+    return answered
 
 
 def _scan(dynamodb: Any, table: str) -> list[dict[str, Any]]:

@@ -587,3 +587,22 @@ def test_a_spanish_lobby_game_counts_in_both_players_results() -> None:
     verdict = check(record)
     assert verdict.violations == []
     assert verdict.figures["games played through the lobby"] == 1
+
+
+def test_the_liveness_round_counts_an_answer_in_either_language_and_only_after_the_question() -> None:
+    """A locked player answered in Spanish is answered; an old reply from before the question is not."""
+    from bench.chaos.soak import first_answers
+
+    expected = {
+        "+15550000005": {"Your name is still Ana.", "Tu nombre sigue siendo Ana."},
+        "+15550000011": {"Your name is still Bo.", "Tu nombre sigue siendo Bo."},
+    }
+    posted_at = {"+15550000005": 100.0, "+15550000011": 100.0}
+    sms = [
+        {"to": "+15550000011", "body": "Your name is still Bo.", "at": 90.0},  # before the question
+        {"to": "+15550000005", "body": "Tu nombre sigue siendo Ana.", "at": 104.0},
+        {"to": "+15550000005", "body": "Tu nombre sigue siendo Ana.", "at": 103.0},
+        {"to": "+15550000011", "body": "Something else.", "at": 105.0},
+    ]
+
+    assert first_answers(sms, expected, posted_at) == {"+15550000005": 103.0}
