@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from serverless_rps import app
+from serverless_rps import app, replies
 from serverless_rps.config import DEFAULT_METRICS_NAMESPACE
 from serverless_rps.exceptions import SmsTemporarilyFailed
 from serverless_rps.observability import SERVICE, metrics, send_metrics_to
@@ -191,6 +191,18 @@ def test_a_redelivery_counts_the_replies_already_sent_and_times_the_ones_it_send
 
     assert emitted.totals["RepliesDeduplicated"] == 1, "Alice's result, sent by the first attempt"
     assert emitted.values["ReplyDelay"] == [2000.0, 5000.0]
+
+
+def test_an_opt_out_confirmation_is_timed_from_the_queue_like_any_reply(game: Game, clock: Any) -> None:
+    game.register((ALICE, "alice"))
+    message = replace(game.inbound(ALICE, "Stop."), enqueued_at=time.time() - 2)  # queued 2 s ago
+    metrics.clear_metrics()
+
+    assert game.processor.process(message) is Result.PROCESSED
+
+    emitted = Emitted(json.dumps(metrics.serialize_metric_set()), DEFAULT_METRICS_NAMESPACE)
+    assert game.sms.to(ALICE)[-1] == replies.opt_out_confirmation(replies.Program())
+    assert emitted.values["ReplyDelay"] == [2000.0]
 
 
 def test_a_redelivery_counts_each_reply_the_first_attempt_sent(game: Game) -> None:

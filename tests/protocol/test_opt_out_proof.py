@@ -328,6 +328,37 @@ def test_a_confirmation_a_later_opt_out_erased_is_proven_not_sent_and_the_later_
     assert _text(first, "texted_again_with") == "opt-out", "the second STOP was a text after the first"
 
 
+def test_a_late_confirmation_a_later_opt_out_erased_first_is_proven_erased_not_dropped(
+    game: Game, clock: Any
+) -> None:
+    """Too late to send, and while its redelivery drops it, a second STOP erases it first: the
+    proof says what happened to the number (erased), not what this attempt meant to do."""
+    _alice_challenged_by_bob(game)
+    game.sms.fail_next(transient_failure())
+    message = game.inbound(ALICE, "Stop.")
+    with pytest.raises(SmsTemporarilyFailed):
+        game.processor.process(message)
+    clock.tick(FIVE_MINUTES + 1)
+    second: list[Result] = []
+
+    def stop_again_before_the_drop(params: dict[str, Any], **_: Any) -> None:
+        marking = ":fate" in params.get("ExpressionAttributeValues", {})
+        if not second and marking and params.get("TableName") == TABLES.idempotency:
+            second.append(game.text(ALICE, "STOP"))
+
+    events = game.dynamodb.meta.events
+    events.register("provide-client-params.dynamodb.UpdateItem", stop_again_before_the_drop)
+    try:
+        game.processor.process(message)
+    finally:
+        events.unregister("provide-client-params.dynamodb.UpdateItem", stop_again_before_the_drop)
+
+    assert second == [Result.PROCESSED]
+    first, _later = game.opt_outs_of(ALICE)
+    assert _text(first, "confirmation") == "erased"
+    assert game.sms.to(ALICE).count(CONFIRMATION) == 0
+
+
 # -- a text after it -----------------------------------------------------------------------------
 
 
