@@ -234,6 +234,11 @@ def _check_deliveries_and_duplicates(record: SoakRecord, verdict: Verdict) -> No
                 recorded[outcome] = (key, index)
 
     sent_events = {event["sid"]: event for event in record.worker_events if event["e"] == "sent"}
+    # Each POST an attempt began, so that an SMS whose worker never got Twilio's answer still names it.
+    began: dict[tuple[str, str, str], list[tuple[float, int]]] = defaultdict(list)
+    for event in record.worker_events:
+        if event["e"] == "sending":
+            began[(event["key"], event["to"], event["body"])].append((event["started"], event["pid"]))
     # When each attempt read Twilio's Messages list to a recipient, before re-sending (by pid, key, to).
     looks: dict[tuple[int, str, str], list[float]] = defaultdict(list)
     for event in record.worker_events:
@@ -267,15 +272,17 @@ def _check_deliveries_and_duplicates(record: SoakRecord, verdict: Verdict) -> No
         if entry is None:
             verdict.violations.append(f"SMS {sms['sid']} to {sms['to'][-4:]} is in no committed outbox")
             continue
+        pid = sent["pid"] if sent is not None else _began_by(began, entry[0], sms)
         decided = None
-        if sent is not None:
-            times = [t for t in decisions.get((sent["pid"], entry[0]), []) if t <= sent["t"]]
+        if pid is not None:
+            until = sent["t"] if sent is not None else sms["at"]
+            times = [t for t in decisions.get((pid, entry[0]), []) if t <= until]
             decided = max(times) if times else None
         sends[entry].append(
             {
                 **sms,
                 "decided": decided,
-                "pid": sent["pid"] if sent is not None else None,
+                "pid": pid,
                 "recorded_at": recorded_at.get(sms["sid"], math.inf),
             }
         )
@@ -577,6 +584,19 @@ def _judge_commit(event: dict[str, Any], held: dict[str, float], stale: set[str]
         verdict.violations.append(
             f"worker {event['pid']} stalled past its lease, then committed {event['key']}"
         )
+
+
+def _began_by(
+    began: dict[tuple[str, str, str], list[tuple[float, int]]], key: str, sms: dict[str, Any]
+) -> int | None:
+    """The attempt whose POST Twilio accepted as `sms`, when its worker never logged the answer:
+    the last to begin sending that text of that record before Twilio took it."""
+    starts = [
+        (started, pid)
+        for started, pid in began.get((key, sms["to"], sms["body"]), [])
+        if started <= sms["at"]
+    ]
+    return max(starts)[1] if starts else None
 
 
 def _check_poison(record: SoakRecord, verdict: Verdict) -> None:

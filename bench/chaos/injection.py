@@ -300,6 +300,8 @@ def _arm_sms_gateway(module: ModuleType) -> None:
 
     def send(self: Any, message: Any, reply: Any = None) -> str:
         started = time.monotonic()
+        # Before the POST: a worker killed while Twilio takes it still names the attempt that sent.
+        log("sending", key=_state["key"], to=message.to, body=message.body, started=started)
         try:
             sid = original(self, message, reply)
         except Exception as exc:

@@ -646,6 +646,9 @@ def main(argv: list[str] | None = None) -> int:
         default=0.001,
         help="the most duplicate SMS the verdict allows, as a share of those accepted (default 0.001: 0.1%%)",
     )
+    parser.add_argument(
+        "--keep-events", type=Path, help="copy the workers' event logs and the record here, passed or not"
+    )
     arguments = parser.parse_args(argv)
     options = SoakOptions(
         messages=arguments.messages,
@@ -657,6 +660,7 @@ def main(argv: list[str] | None = None) -> int:
         poison=max(6, arguments.messages // 200),
         drain_timeout_seconds=600,
         duplicate_share_limit=arguments.max_duplicate_share,
+        keep_events_in=arguments.keep_events,
     )
     result = run_soak(options)
     print(result.report())

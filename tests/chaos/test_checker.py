@@ -495,6 +495,42 @@ def test_a_duplicate_the_list_should_have_shown_is_counted_as_a_missed_match() -
     )
 
 
+def test_a_resender_killed_while_twilio_took_its_send_is_still_known_to_have_looked_first() -> None:
+    """Worker 100 read the list (which showed worker 200's send), began its own POST, and died
+    before Twilio's answer reached it; worker 400 later found that send in the list and recorded it.
+    The duplicate is the look's missed match, not a send no one can place."""
+    record = _resent_after_a_look(looked_at=5.95)
+    record.worker_events = [
+        event
+        for event in record.worker_events
+        if not (event["pid"] == 100 and event.get("sid", event.get("outcome")) == "SMc")
+    ]
+    record.worker_events += [
+        {
+            "e": "sending",
+            "pid": 100,
+            "t": 5.96,
+            "key": "SM2",
+            "to": ALICE,
+            "body": ALICE_WON,
+            "started": 5.96,
+        },
+        {"e": "lease", "pid": 400, "t": 7.0, "key": "SM2", "ok": True},
+        {"e": "looked", "pid": 400, "t": 7.1, "key": "SM2", "to": ALICE, "started": 7.1, "sids": ["SMc"]},
+        {"e": "recorded", "pid": 400, "t": 7.2, "key": "SM2", "index": 0, "outcome": "SMc", "ok": True},
+    ]
+
+    verdict = check(record)
+
+    assert verdict.figures["duplicate SMS observed"] == 1
+    assert (
+        verdict.figures[
+            "  duplicates: the Messages list showed the earlier send; the resender did not match it"
+        ]
+        == 1
+    )
+
+
 def test_one_sms_recorded_for_two_replies_is_a_lost_reply() -> None:
     record = clean_record()
     # A look that took Alice's challenge (SMb) for the result of the next message too.
