@@ -64,6 +64,8 @@ NEGATIVE_SUBJECTS = frozenset({"nothing", "nobody", "nada", "nadie"})
 # Words that make what follows a supposition, not a request: "what happens if I stop".
 HYPOTHETICALS = frozenset(
     {"if", "when", "until", "till", "unless", "whether", "si", "cuando", "hasta", "aunque"}
+    # A note to oneself about something else: "remind me to unsubscribe from that gym email".
+    | {"remind"}
 )
 
 
@@ -130,6 +132,8 @@ INTERJECTIONS = frozenset(
     # texting me", "Attention RPS team", "mano, ya deja de escribirme", "acho, ya no me escriban".
     | {"attention", "company", "team", "bot", "rps", "dear", "whoever", "staff", "admin", "support"}
     | {"shh", "sh", "ahh", "argh"}
+    # Regional ways of addressing anyone: "che, no me manden más", "tío, dejad de escribirme".
+    | {"che", "tio", "tia", "parce", "pana", "mae", "chamo", "weon", "loco", "vale", "oiga", "mira", "mire"}
     | {"mano", "acho", "diache", "chale", "carnal", "compadre", "hermano", "senores", "equipo", "empresa"}
 )
 # Last words of clear phrases that complete them, so that a word after one is a name, not an
@@ -157,6 +161,7 @@ FUNCTION_WORDS: Mapping[Language, frozenset[str]] = {
         | {"sick", "tired", "fed", "annoyed", "reported", "report", "harassment", "scam"}
         | {"unreal", "unbelievable", "ridiculous", "insane", "crazy", "listen", "look"}
         | {"excuse", "dear", "good", "morning", "evening", "wow", "jeez", "smh", "nope", "damn"}
+        | {"further", "future"}
     ),
     "es": frozenset(
         {"unos", "unas", "les", "usted", "ustedes", "nosotros", "sin", "sobre"}
@@ -170,5 +175,10 @@ FUNCTION_WORDS: Mapping[Language, frozenset[str]] = {
         | {"molestos", "molesto", "molesta", "molestas", "pesados", "latosos", "fastidiosos"}
         | {"fastidio", "molestia", "lata", "harto", "harta", "hartos", "cansado", "cansada", "acoso"}
         | {"reportado", "basura", "oigan", "miren", "disculpe", "perdon", "buenas", "bueno", "pues"}
+        # Regional exclamations of annoyance before a request: "qué jartera, dejen de mandar eso".
+        | {"jartera", "hartera", "pereza", "hueva", "flojera", "ladilla", "mamera", "pesadez", "rollo"}
+        # Having said it before: "cuántas veces tengo que decir que no me escriban", "te dije que".
+        | {"decir", "dije", "dijo", "digo", "dicho", "repetir", "repito", "pedir", "pedi", "avisar", "avise"}
+        | {"llegan", "vuestra", "vuestras", "vuestro", "vuestros"}
     ),
 }

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from serverless_rps import replies, replies_es, revocation, revocation_words
+from serverless_rps import replies, replies_es, revocation, revocation_notation, revocation_words
 from serverless_rps.catalogue import Wording
 from serverless_rps.parsing import (
     Command,
@@ -360,7 +360,6 @@ def test_a_stop_asked_of_another_player_is_game_talk(text: str) -> None:
         "la batería está baja",
         "when does it end",
         "carol rage quit",
-        "lol stop",
         "apodo baja",
         "nick unsubscribe",
     ],
@@ -430,7 +429,7 @@ def test_the_rules_notation_allows_the_word_sequences_it_says(
     # tables are expanded from this notation once, when the module loads; the tests above read
     # texts through them, and this pins the notation a new rule is written in. (A mutation run
     # switches a planted bug on only inside a test's calls, which that load is not.)
-    assert set(revocation_words._expand(pattern)) == phrases
+    assert set(revocation_notation.expand(pattern)) == phrases
 
 
 # Round 2: the kinds two held-out sets showed missing, in texts of our own (not the sets').
@@ -542,7 +541,7 @@ def test_a_long_text_with_a_request_is_read_past_the_game_it_complains_about(tex
         "apodo desuscribir",  # a command word and one nickname-shaped word
         "dont text me till the game ends",  # a pause
         "stop texting me, i just won",  # a contest word near the request
-        "stop it lol",  # laughter still outweighs a stop request that is no removal
+        "stop it alice_99",  # a nickname's shape outweighs a stop request that is no removal
         "st0p cheating bob",
         "olvídalo, piedra",
     ],
