@@ -73,7 +73,7 @@ ENGLISH_SPELLINGS: Mapping[str, str] = {
     "text": "texts texting texted textin txt txts txting txtin txtng txtn sms smss smses",
     "message": "messages messaging messaged msg msgs msging msgng msgin",
     "contact": "contacting contacted",
-    "call": "calls calling",
+    "call": "calls calling called",
     "spam": "spamming spaming spammed",
     "notification": "notifications alert alerts update updates",
     "communication": "communications",
@@ -305,9 +305,8 @@ def split_run_together(word: str, lexicon: frozenset[str], longest_part: int) ->
                 cost = (before[0][0] + 1, before[0][1] + shared)
                 known = best[end]
                 if known is None or cost < known[0]:
-                    best[end] = (cost, part_start if shared else start)
-                    if shared:
-                        best[end] = (cost, -start)  # a shared letter: the previous part ends at `start`
+                    # Where the last part starts, or, negated, where the part before a shared letter ends.
+                    best[end] = (cost, -start if shared else start)
     if best[-1] is None or best[-1][0][0] < 2:
         return None
     parts: list[str] = []

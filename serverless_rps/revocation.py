@@ -33,8 +33,9 @@ What outweighs it (the game signals):
   "trampa") outside the phrase and within a few words of it (anywhere, against a stop request):
   the text is about the game. Not the three moves that name the game ("these rock paper scissors
   texts");
-- **laughter or a nickname's shape** ("lol", "jaja", `alice_99`): enough against a stop request
-  but a removal ("pls remove"), not against a clear phrase;
+- **a nickname's shape** (`alice_99`, `bob2`): enough against a stop request but a removal ("pls
+  remove"), not against a clear phrase. Laughter and swearing are read out of the text ("stop
+  lol", "stop f***ing texting me"): they say how a request is made, not what;
 - **the sentence around the stop**: a negation or an "if" before it ("can't stop texting", "no
   para de ganar", "what if I stop"), a "you" before a negated one ("you never text me back") or an
   "until" after it (a pause); a third party who is to stop ("tell bob to stop", "make him stop",
@@ -356,6 +357,10 @@ def _clear_phrase(words: list[str], game_words_before: list[int]) -> Meaning | N
                 or says_what_you_do(words, start, meaning.language)
                 or names_someone_after(words, end, meaning)
                 or any(word in vocabulary.UNTIL for word in words[end : end + REACH])
+                or (
+                    meaning.rule == "do-not-text"
+                    and any(word in vocabulary.FOR_A_DAY for word in words[end : end + 2])
+                )
             ):
                 return meaning
     return None

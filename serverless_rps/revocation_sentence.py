@@ -17,6 +17,7 @@ __all__ = [
     "CLAUSE_STARTING_PAIRS",
     "CLAUSE_STARTS",
     "COMPLETE_PHRASE_ENDS",
+    "FOR_A_DAY",
     "FROM_OR_WITH",
     "FUNCTION_WORDS",
     "GOING_TO",
@@ -71,6 +72,10 @@ HYPOTHETICALS = frozenset(
 
 # After a request, words that make it a pause: "don't text me till 5", "stop texting me until tonight".
 UNTIL = frozenset({"until", "till", "til"})
+# Just after a request not to text or call, a day that makes it a pause, as a friend is asked:
+# "no me llames hoy, estoy en el trabajo", "don't call me tonight". ("stop texting me today" and
+# "bórrenme hoy mismo" stay requests: only "don't"'s rule is read so.)
+FOR_A_DAY = frozenset({"today", "tonight", "tomorrow", "hoy", "manana"})
 
 
 # Before "stop", words that make it a noun; before "alto" or "baja", words that make them

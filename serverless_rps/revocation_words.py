@@ -38,6 +38,7 @@ from serverless_rps.revocation_sentence import (
     CLAUSE_STARTING_PAIRS,
     CLAUSE_STARTS,
     COMPLETE_PHRASE_ENDS,
+    FOR_A_DAY,
     FROM_OR_WITH,
     FUNCTION_WORDS,
     GOING_TO,
@@ -75,6 +76,7 @@ __all__ = [
     "COURTESY",
     "COURTESY_ONLY",
     "ENGLISH_MOVES",
+    "FOR_A_DAY",
     "FROM_OR_WITH",
     "FUNCTION_WORDS",
     "GAME_SENDS",
@@ -163,7 +165,7 @@ CLEAR_PHRASES = _in_both_languages(
                 "if you (could|would|can|will) [just|please|kindly] (stop|quit)",
                 "if you (stopped|quit)",
                 # Formal: "please refrain from texting me", "desist from contacting this number".
-                f"(refrain|desist|abstain) from {_CONTACTING}",
+                "(refrain|desist|abstain) from (text|message|contact|call|spam|send|sending)",
                 "if (i|we) (get|receive) one more (text|message|call)",
                 # A threat is a request: "I'll report you if you don't stop", "text me again and...".
                 "(if|unless) you (dont|do not|wont|will not) (stop|quit)",
@@ -351,6 +353,7 @@ CLEAR_PHRASES = _in_both_languages(
             "wrong-number": (
                 "no soy (la persona|esa persona|el que|la que|quien)",
                 "no es de (esa|la|esta) persona",
+                "no es el number de (esa|la|esta|una|otra) persona",
                 "no es mi (number|telefono|celular|cel)",
                 "(number|persona) equivocado",
                 "equivocaron de (number|persona)",
@@ -501,7 +504,7 @@ COURTESY = _in_both_languages(
                 "(appreciate it|appreciated|much appreciated|thanks|thank you|and thanks|and thank you)",
                 "(thanks|thank you) anyway",
                 "no (thanks|thank you)",
-                "(now|right now|rn|already|asap|immediately|again|anymore|any more|ever)",
+                "(now|right now|rn|already|asap|immediately|again|anymore|any more|ever|right away)",
                 "(all|ok|sorry|seriously|really|for real|fr|ffs|omg|wtf|god|me|hey|hi|hello)",
                 "[from|off|of] (the|this|your|my) [mailing|contact] (list|lists|system|database|contacts)",
                 "(with|of|from) (the|these|those|your|all the|all these|all your)"
@@ -521,6 +524,7 @@ COURTESY = _in_both_languages(
                 "de (la|su|tu|esta|mi) lista",
                 "de (aqui|aca|esto)",
                 "con (eso|esto)",
+                "hoy mismo",
                 "por fa",
                 "este number",
                 *ADDRESS_WORDS["es"],

@@ -63,6 +63,10 @@ TUNING = (
     # Round 4's own batches and precision probe, scored on first contact before the rules changed.
     ("tuning en 9", "revocation_tuning_en_9"),
     ("tuning es 8", "revocation_tuning_es_8"),
+    # Round 4's second probe, scored on first contact after the round's change, before the rules
+    # changed for it.
+    ("tuning en 10", "revocation_tuning_en_10"),
+    ("tuning es 9", "revocation_tuning_es_9"),
 )
 # Sets written blind: a new one is added here and measured once with --held-out, then moved to
 # TUNING when a round reads it. The fifth, written blind during round 4, is the measure of round
