@@ -183,7 +183,7 @@ FUNCTION_WORDS: Mapping[Language, frozenset[str]] = {
         # Regional exclamations of annoyance before a request: "qué jartera, dejen de mandar eso".
         | {"jartera", "hartera", "pereza", "hueva", "flojera", "ladilla", "mamera", "pesadez", "rollo"}
         # Having said it before: "cuántas veces tengo que decir que no me escriban", "te dije que".
-        | {"decir", "dije", "dijo", "digo", "dicho", "repetir", "repito", "pedir", "pedi", "avisar", "avise"}
-        | {"llegan", "vuestra", "vuestras", "vuestro", "vuestros"}
+        | {"decir", "dije", "dijo", "digo", "dicho", "repetir", "repito", "pedir", "avisar", "avise"}
+        | {"llegan", "vuestro", "vuestros"}
     ),
 }

@@ -317,14 +317,14 @@ CLEAR_PHRASES = _in_both_languages(
             ),
             "do-not-want-texts": (
                 "no quiero [recibir] [mas|los|tus|sus|estos|esos|ningun|ninguno|ningunos|nada de]"
-                " (message|text|llamadas|notificaciones|invite|retos)",
+                " (message|text|llamadas|notificaciones|retos)",
                 # A preference put politely: "prefiero no recibir", "le agradecería no recibir más".
                 "(prefiero|preferiria|preferimos|prefeririamos|agradeceria|agradeceriamos) [ya] no recibir",
                 "no quiero recibir",
                 "no quiero (estar|seguir) en (la|su|tu|esta) lista",
             ),
             "no-more-texts": (
-                "(no mas|basta de|basta ya de) [los|tus|sus|estos] (message|text|retos|invite)",
+                "(no mas|basta de|basta ya de) [los|tus|sus|estos] (message|text|retos)",
                 "ni un (message|text) mas",
                 "no aguanto [mas] [los|tus|sus|estos|tantos] (message|text)",
                 "(harto|harta|hartos|hartas|cansado|cansada) (de|con) [los|tus|sus|estos|tantos]"
@@ -482,7 +482,7 @@ JOINED_KEY_WORDS = frozenset({"unsubscribe", "unsub"})
 # word typed with a letter doubled is read as it (`altoo`, `bastaa`).
 INTENT_WORDS = frozenset(
     {"stop", "quit", "end", "cancel", "remove", "delete", "unsubscribe", "optout", "leave", "no", "block"}
-    | {"dont", "take", "off"}  # `dontextme`, `takemeoff`
+    | {"dont", "off"}  # `dontextme`, `takemeoff`
     | {"alto", "basta", "para", "paren", "pare", "deja", "dejame", "sacame", "borra", "cancelar", "bloquea"}
 )
 
