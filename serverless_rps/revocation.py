@@ -358,7 +358,7 @@ def _clear_phrase(words: list[str], game_words_before: list[int]) -> Meaning | N
                 or names_someone_after(words, end, meaning)
                 or any(word in vocabulary.UNTIL for word in words[end : end + REACH])
                 or (
-                    meaning.rule == "do-not-text"
+                    meaning.rule in vocabulary.PAUSED_FOR_A_DAY
                     and any(word in vocabulary.FOR_A_DAY for word in words[end : end + 2])
                 )
             ):

@@ -29,6 +29,7 @@ __all__ = [
     "NEGATIONS",
     "NEGATIVE_SUBJECTS",
     "NOT_BEFORE_A_CLAUSE",
+    "PAUSED_FOR_A_DAY",
     "QUESTION_AUXILIARIES",
     "SPANISH_NAMING",
     "STATEMENTS",
@@ -72,10 +73,12 @@ HYPOTHETICALS = frozenset(
 
 # After a request, words that make it a pause: "don't text me till 5", "stop texting me until tonight".
 UNTIL = frozenset({"until", "till", "til"})
-# Just after a request not to text or call, a day that makes it a pause, as a friend is asked:
-# "no me llames hoy, estoy en el trabajo", "don't call me tonight". ("stop texting me today" and
-# "bórrenme hoy mismo" stay requests: only "don't"'s rule is read so.)
+# Just after a request not to text or call, or for no more of them, a day that makes it a pause,
+# as a friend is asked: "no me llames hoy, estoy en el trabajo", "don't call me tonight", "no more
+# challenges for today". ("stop texting me today" and "bórrenme hoy mismo" stay requests: only
+# these rules are read so.)
 FOR_A_DAY = frozenset({"today", "tonight", "tomorrow", "hoy", "manana"})
+PAUSED_FOR_A_DAY = frozenset({"do-not-text", "no-more-texts"})
 
 
 # Before "stop", words that make it a noun; before "alto" or "baja", words that make them

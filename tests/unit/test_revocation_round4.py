@@ -304,6 +304,16 @@ def test_a_request_not_to_text_for_a_day_is_a_pause(word: str, text: str) -> Non
     assert not opts_out(text)
 
 
+@pytest.mark.parametrize(
+    ("rule", "text"),
+    [("do-not-text", "dont text me today"), ("no-more-texts", "no more challenges for today")],
+)
+def test_each_rule_a_day_makes_a_pause_of(rule: str, text: str) -> None:
+    without_the_day = text.removesuffix(" today").removesuffix(" for")
+    assert parse(without_the_day) == OptOut(confirm=True, rule=rule)
+    assert not opts_out(text)
+
+
 def test_a_day_after_another_request_leaves_it_a_request() -> None:
     assert opts_out("stop texting me today")
     assert opts_out("bórrenme hoy mismo")
