@@ -73,7 +73,7 @@ ENGLISH_SPELLINGS: Mapping[str, str] = {
     "text": "texts texting texted textin txt txts txting txtin txtng txtn sms smss smses",
     "message": "messages messaging messaged msg msgs msging msgng msgin",
     "contact": "contacting contacted",
-    "call": "calls calling",
+    "call": "calls calling called",
     "spam": "spamming spaming spammed",
     "notification": "notifications alert alerts update updates",
     "communication": "communications",
@@ -100,7 +100,7 @@ SPANISH_SPELLINGS: Mapping[str, str] = {
     "text": "texto textos",
     "number": "numero numeros",
     "message": "mensaje mensajes mensajito mensajitos msj msjs",
-    "porfavor": "porfa porfas xfa xfavor xf plis",
+    "porfavor": "porfa porfas porfis porfi xfa xfavor xf plis",
     "gracias": "grax graciaas",
     "que": "q ke",
     # Txt-speak: "ya no kiero", "dejen d mandar", "ya no m escriban", "x favor".
@@ -111,23 +111,34 @@ SPANISH_SPELLINGS: Mapping[str, str] = {
     # Any verb of contacting, as an infinitive (with or without "me"), after "deja de", "para de".
     "escribir": "escribirme escribirnos escribirle escribirles enviar enviarme enviarnos "
     "mandar mandarme spamear spamearme spameando spamearnos mandarnos textear textearme contactar "
+    # The texts themselves as the object: "dejen de enviarlos", "para de mandarlos".
+    "enviarlos enviarlas mandarlos mandarlas "
     "contactarme llamar llamarme molestar molestarme llegar fastidiar "
     "fastidiarme fregar joder escribiendo enviando mandando texteando contactando llamando molestando "
     "escribiendome enviandome mandandome texteandome contactandome llamandome molestandome",
     # The same verbs as a request not to: "no me escribas", "ya no manden", "no me molesten".
     "escribas": "escriba escriban escribais envies envie envien mandes mande manden "
     "textees textee texteen spamees spamee spameen busques busque busquen contactes contacte contacten "
-    "llames llame llamen molestes moleste molesten lleguen llegue",
+    "llames llame llamen molestes moleste molesten lleguen llegue "
+    # vosotros (Spain): "no me enviéis", "no me escribáis"
+    "envieis mandeis texteeis contacteis llameis molesteis "
+    # a wish or a polite request in the past subjunctive: "le agradecería que no me enviara"
+    "escribiera escribieran escribieras escribierais enviara enviaran enviaras mandara mandaran mandaras "
+    "contactara contactaran llamara llamaran molestara molestaran "
+    # regional verbs of bothering, to ustedes only (to tú they are as often "no way!": "no friegues")
+    "chinguen frieguen jodan",
     "vuelvas": "vuelva vuelvan vuelve",
     # Stop doing it: "deja de", "dejen de", "dejá de" (vos), "deje de" (usted).
-    "deja": "dejen deje dejes dejas dejar dejo",
-    "dejame": "dejenme dejeme dejarme",
+    "deja": "dejen deje dejes dejas dejar dejo dejad dejeis dejara dejaran dejaras dejarais dejasen",
+    "dejame": "dejenme dejeme dejarme dejadme",
     # Take me off / delete me, as an order to tú, usted or ustedes.
     "sacame": "saquen saque sacar sakenme sakame saquenme saqueme sacarme quitame quitenme quiteme quitarme "
-    "borrame borrenme borreme borrarme eliminame eliminenme elimineme eliminarme",
+    "borrame borrenme borreme borrarme eliminame eliminenme elimineme eliminarme "
+    # vosotros: "sacadme", "quitadme"; "bájenme" (dar de baja) as people say it
+    "sacadme quitadme borradme eliminadme bajenme bajame bajeme bajarme bajadme",
     "borralo": "borrenlo borrelo borrala borrenla eliminalo eliminenlo eliminelo",
     "borra": "borren borre borrar elimina eliminen elimine eliminar quita quiten quite quitar olvida "
-    "olviden olvide olvidar",
+    "olviden olvide olvidar borrad quitad eliminad deleteen deletea deletear",
     "bloquea": "bloqueen bloquee bloquear bloqueo",
     "desactiva": "desactiven desactive desactivar desactivo desactivame desactivenme",
     "apaga": "apaguen apague apagar apago",
@@ -135,7 +146,7 @@ SPANISH_SPELLINGS: Mapping[str, str] = {
     "desuscribirse desinscribir desinscribirme desinscribanme "
     "desuscrivanme desuscrivirme desuscrivir desuscrivame",
     "dar": "darse darme denme dame den dan da deme darnos doy",
-    "cancelar": "cancelo kancelar kanselar cancela cancelen cancele anular anula anulen anule",
+    "cancelar": "cancelo kancelar kanselar cancela cancelen cancele anular anula anulen anule cancelad",
     "suscripcion": "suscripciones",
     "revoco": "retiro revocar retirar",
     "consentimiento": "autorizacion autorizaciones permiso permisos",
@@ -143,11 +154,19 @@ SPANISH_SPELLINGS: Mapping[str, str] = {
     "equivocaron": "equivocaste equivocan",
     "interesa": "interesan",
     "parale": "parenle pararle",
-    "pare": "paro",
+    "pare": "paro pares parara",
+    # vosotros and the past subjunctive: "parad", "que paréis", "que pararan"
+    "paren": "parad pareis pararan",
     "aqui": "aki aca",
     "lista": "listas",
     "salir": "salirme salgo salga salgan salimos salirnos",
-    "detener": "detente detenganse detengase detengan detenga deten",
+    "detener": "detente detenganse detengase detengan detenga deten detened",
+    # Asked as a question to ustedes: "¿me quitan de la lista?", "me sacan de aquí"
+    "sacan": "quitan borran eliminan bajan",
+    "invite": "invitacion invitaciones",
+    # Put on a list: "pónganme en la lista de no llamar", "agréguenme a la lista"
+    "ponganme": "ponme pongan ponga pongame poner ponerme agregame agreguen agreguenme agregenme agregar "
+    "anadan anadanme anademe anadir incluyan incluyanme incluir metan metanme",
 }
 
 
@@ -197,12 +216,14 @@ _KEY_WORDS = frozenset(
 # changed, missing or extra makes other words of them (`step`, `quite`, `cancer`, `leaves`).
 _SHORT_KEY_WORDS = frozenset(
     {"stop", "quit", "text", "leave", "alone", "erase", "again", "cancel", "block", "deja", "dejen", "borra"}
-    | {"dejame"}
+    | {"dejame", "alto", "basta"}
 )
 # Real words one edit from a key word: never read as its typo.
 _NOT_TYPOS = frozenset(
     {"remote", "removes", "remover", "deletes", "testing", "massage", "massaging", "pleased"}
     | {"lease", "escribes", "escriben", "describir", "describirme"}
+    # "alot" is "a lot" run together, not "alto" mistyped
+    | {"alot"}
 )
 
 
@@ -263,28 +284,41 @@ _SHORTEST_PART = 2
 def split_run_together(word: str, lexicon: frozenset[str], longest_part: int) -> list[str] | None:
     """`stoptexting` -> ['stop', 'texting'], `dejenmeenpaz` -> ['dejenme', 'en', 'paz']: the
     fewest words of `lexicon` (two letters or more each) that the word is, run together; None
-    when it is none, or too long to be. One pass, left to right, a look-up per position and part
-    length: bounded by the word's length times `longest_part`."""
+    when it is none, or too long to be. Two words may share the letter where they meet, as people
+    type them (`dontextme` -> ['dont', 'text', 'me']); a split without a shared letter is preferred.
+    One pass, left to right, a look-up per position, part length and overlap: bounded by the
+    word's length times `longest_part`."""
     if not word.isalpha() or not _SHORTEST_PART * 2 <= len(word) <= _LONGEST_RUN_TOGETHER:
         return None
-    # fewest[i]: the fewest parts words[:i] splits into, and where the last part starts.
-    fewest: list[tuple[int, int] | None] = [None] * (len(word) + 1)
-    fewest[0] = (0, 0)
+    # best[i]: (parts, shared letters) of the best split of word[:i], and where its last part starts.
+    best: list[tuple[tuple[int, int], int] | None] = [None] * (len(word) + 1)
+    best[0] = ((0, 0), 0)
     for end in range(_SHORTEST_PART, len(word) + 1):
         for start in range(max(0, end - longest_part), end - _SHORTEST_PART + 1):
-            before = fewest[start]
-            if before is None or word[start:end] not in lexicon:
+            before = best[start]
+            if before is None:
                 continue
-            if fewest[end] is None or before[0] + 1 < fewest[end][0]:  # type: ignore[index]
-                fewest[end] = (before[0] + 1, start)
-    if fewest[-1] is None or fewest[-1][0] < 2:
+            for shared in (0, 1):  # the part starts at `start`, or a letter before it (shared)
+                part_start = start - shared
+                if (shared and start == 0) or word[part_start:end] not in lexicon:
+                    continue
+                cost = (before[0][0] + 1, before[0][1] + shared)
+                known = best[end]
+                if known is None or cost < known[0]:
+                    # Where the last part starts, or, negated, where the part before a shared letter ends.
+                    best[end] = (cost, -start if shared else start)
+    if best[-1] is None or best[-1][0][0] < 2:
         return None
     parts: list[str] = []
     end = len(word)
     while end:
-        start = fewest[end][1]  # type: ignore[index]
-        parts.append(word[start:end])
-        end = start
+        start = best[end][1]  # type: ignore[index]
+        if start < 0:
+            parts.append(word[-start - 1 : end])
+            end = -start
+        else:
+            parts.append(word[start:end])
+            end = start
     return parts[::-1]
 
 

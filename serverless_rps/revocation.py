@@ -33,8 +33,9 @@ What outweighs it (the game signals):
   "trampa") outside the phrase and within a few words of it (anywhere, against a stop request):
   the text is about the game. Not the three moves that name the game ("these rock paper scissors
   texts");
-- **laughter or a nickname's shape** ("lol", "jaja", `alice_99`): enough against a stop request
-  but a removal ("pls remove"), not against a clear phrase;
+- **a nickname's shape** (`alice_99`, `bob2`): enough against a stop request but a removal ("pls
+  remove"), not against a clear phrase. Laughter and swearing are read out of the text ("stop
+  lol", "stop f***ing texting me"): they say how a request is made, not what;
 - **the sentence around the stop**: a negation or an "if" before it ("can't stop texting", "no
   para de ganar", "what if I stop"), a "you" before a negated one ("you never text me back") or an
   "until" after it (a pause); a third party who is to stop ("tell bob to stop", "make him stop",
@@ -73,6 +74,17 @@ from serverless_rps.normalisation import (
     typed_shapes,
     without_accents,
 )
+from serverless_rps.revocation_parties import (
+    REACH,
+    ends_a_sentence,
+    is_asked_of_a_third_party,
+    is_laughter,
+    is_negated,
+    may_be_a_nickname,
+    names_someone_after,
+    says_what_you_do,
+    starts_with_a_third_party,
+)
 from serverless_rps.revocation_signals import aimed_intent, game_signals, move, the_games_name_as_one
 from serverless_rps.revocation_words import Language, Meaning
 
@@ -88,7 +100,6 @@ class Revocation:
     language: Language = "en"
 
 
-_REACH = 4  # how far back a negation or a third party is looked for: "I can't ever stop texting"
 # How far from a clear phrase a move or a word of the contest outweighs it: "stop texting me, I
 # already won" is about the game; a long text whose request is sentences away from the game it
 # complains about ("...saying someone threw rock at me. I don't know you. Please remove me from
@@ -119,8 +130,10 @@ _KNOWN_WORDS = vocabulary.ORDINARY_WORDS.union(
 # What a word the lists do not know may be split into: the words they know, two letters or more,
 # but "nomas" ("just"), which would hide a "no más" (`nomasmsjs`).
 _SPLIT_LEXICON = frozenset(word for word in _KNOWN_WORDS if len(word) >= 2 and word.isalpha()) - {"nomas"}
-# An English word made of a stop word and an affix is one word: `unstoppable`, `unendable`.
-_AFFIXED = re.compile(r"un\w*|\w*(able|ably|ible)")
+# An English word made of a stop word and an affix is one word: `unstoppable`, `unendable`; not
+# a word that splits into words of its own (`unsubscribeme`).
+_PREFIXES = frozenset({"un"})
+_SUFFIXES = frozenset({"able", "ably", "ible"})
 _LONGEST_KNOWN_WORD = max(len(word) for word in _SPLIT_LEXICON)
 # The stop words as people type them (`dejenme`, `saquenme`, `no`): a word holding none is not split.
 _STOPS_AS_TYPED = tuple(
@@ -156,6 +169,16 @@ _WORD = re.compile(r"\w+")
 
 
 _NO_PLUS = re.compile(r"\bno\s*\+")  # `no+ msjs`: "no más" as people type it
+# A swear masked with symbols: `f***ing`, `F**KING`, `sh*t`, `$#!t`. Read as if it were not there,
+# but `f***` and `f*ck`, which are read as `f` ("f*** off" is "f off").
+_MASKED = re.compile(r"(?<![\w*#$@%!])[\w$@][\w*#$@%!]*[*#$@%][\w*#$@%!]*")
+
+
+def _unmasked(masked: re.Match[str]) -> str:
+    token = masked.group()
+    if not any(character.isalpha() for character in token):
+        return token  # `#5`, `20%`: no word
+    return " f " if token[0] == "f" and len(token) <= 4 else " "
 
 
 def _folded_words(body: str, *, split: bool = True) -> list[str]:
@@ -163,7 +186,7 @@ def _folded_words(body: str, *, split: bool = True) -> list[str]:
     for: `¡Déjame!` -> ['dejame'], `STOPPP` -> ['stop'], `st0p` -> ['stop'], `remvoe` -> ['remove'];
     words split apart joined (`un subscribe`, `un-sub`) and words run together split
     (`stoptexting` -> ['stop', 'texting'], `dejenmeenpaz` -> ['dejenme', 'en', 'paz'])."""
-    text = without_accents(_APOSTROPHES.sub("", normalised(body).casefold()))
+    text = _MASKED.sub(_unmasked, without_accents(_APOSTROPHES.sub("", normalised(body).casefold())))
     text = _NO_PLUS.sub(
         "no mas ",
         text.replace("#", " number ")
@@ -175,7 +198,9 @@ def _folded_words(body: str, *, split: bool = True) -> list[str]:
         meant = _as_meant(word)
         parts = None if not split or meant != word or word in _KNOWN_WORDS else _run_together(word)
         words.extend(parts or (meant,))
-    return words
+    # Laughter and swearing beside a request say how it is said, not what: "stop lol", "stop
+    # fucking texting me", "ya basta jajaja" are read without them.
+    return [word for word in words if not is_laughter(word) and word not in vocabulary.INTENSIFIERS]
 
 
 def _joined(words: list[str]) -> list[str]:
@@ -200,10 +225,10 @@ def _joined(words: list[str]) -> list[str]:
 def _run_together(word: str) -> list[str] | None:
     """The words a word the lists do not know is, run together, if one of them asks to stop and
     none names a move or the contest; each as the word it stands for."""
-    if _AFFIXED.fullmatch(word) or not any(stop in word for stop in _STOPS_AS_TYPED):
+    if not any(stop in word for stop in _STOPS_AS_TYPED):
         return None  # most words no list knows hold no stop word: names, other words, noise
     parts = split_run_together(word, _SPLIT_LEXICON, _LONGEST_KNOWN_WORD)
-    if parts is None:
+    if parts is None or parts[0] in _PREFIXES or parts[-1] in _SUFFIXES:
         return None
     meant = [_as_meant(part) for part in parts]
     canonical = _canonical_words(meant)
@@ -238,33 +263,6 @@ def words_of(body: str) -> list[str]:
 
 def _canonical_words(folded_words: list[str]) -> list[str]:
     return [SPELLINGS.get(word, word) for word in folded_words]
-
-
-# --- Names ----------------------------------------------------------------------------------------
-
-
-def _may_be_a_nickname(word: str) -> bool:
-    """A word of the nickname alphabet no list knows. Digits alone (`555`) are more likely part
-    of a phone number than a player."""
-    return (
-        vocabulary.NICKNAME_SHAPE.fullmatch(word) is not None
-        and not word.isdigit()
-        and word not in vocabulary.ORDINARY_WORDS
-        and not _is_laughter(word)
-    )
-
-
-def _may_name_a_player(word: str) -> bool:
-    """A word that may be a nickname and is not reserved: a stop word ("stop, stop texting me") or
-    a word a stop request keeps as company names no one."""
-    return _may_be_a_nickname(word) and word not in vocabulary.RESERVED_WORDS
-
-
-def _is_laughter(word: str) -> bool:
-    """`lol`, `haha`, `jajaja`, `jeje`..."""
-    return word in vocabulary.LAUGHTER or (
-        len(word) >= 4 and frozenset(word) in ({"h", "a"}, {"j", "a"}, {"h", "e"}, {"j", "e"})
-    )
 
 
 # --- Deciding -------------------------------------------------------------------------------------
@@ -304,12 +302,12 @@ def _aimed_intent(words: list[str], game_words_before: list[int]) -> Meaning | N
         near = (max(0, start - _GAME_REACH), min(len(words), end + _GAME_REACH))
         return bool(
             game_words_before[near[1]] - game_words_before[near[0]]
-            or _is_negated(words, start, meaning.language)
-            or _is_asked_of_a_third_party(words, start, meaning)
-            or _says_what_you_do(words, start, meaning.language)
+            or is_negated(words, start, meaning.language)
+            or is_asked_of_a_third_party(words, start, meaning)
+            or says_what_you_do(words, start, meaning.language)
             # "stop pinging me bob": "me" is courtesy before a name, as after a phrase
-            or _names_someone_after(words, end - 1 if words[end - 1] in ("me", "us") else end, meaning)
-            or any(word in vocabulary.UNTIL for word in words[end : end + _REACH])
+            or names_someone_after(words, end - 1 if words[end - 1] in ("me", "us") else end, meaning)
+            or any(word in vocabulary.UNTIL for word in words[end : end + REACH])
             or _sounds_playful(words[near[0] : near[1]])
         )
 
@@ -329,14 +327,13 @@ def _has_a_commands_shape(words: list[str]) -> bool:
         return False
     if len(words) == 2 and vocabulary.NICKNAME_SHAPE.fullmatch(words[1]):
         return True
-    return all(_may_be_a_nickname(word) or word in vocabulary.RESERVED_WORDS for word in words[1:])
+    return all(may_be_a_nickname(word) or word in vocabulary.RESERVED_WORDS for word in words[1:])
 
 
 def _sounds_playful(words: list[str]) -> bool:
-    """Laughter or a nickname's shape: the weak game signal, enough to outweigh a stop request."""
-    return any(
-        _is_laughter(word) or vocabulary.NAME_WITH_DIGITS_OR_UNDERSCORE.fullmatch(word) for word in words
-    )
+    """A nickname's shape (`alice_99`, `bob2`): the weak game signal, enough to outweigh a stop
+    request. Laughter is no longer one: it is read out of the text (`_folded_words`)."""
+    return any(vocabulary.NAME_WITH_DIGITS_OR_UNDERSCORE.fullmatch(word) for word in words)
 
 
 def _clear_phrase(words: list[str], game_words_before: list[int]) -> Meaning | None:
@@ -355,11 +352,15 @@ def _clear_phrase(words: list[str], game_words_before: list[int]) -> Meaning | N
             )
             if not (
                 names_the_game
-                or _is_negated(words, start, meaning.language)
-                or _is_asked_of_a_third_party(words, start, meaning)
-                or _says_what_you_do(words, start, meaning.language)
-                or _names_someone_after(words, end, meaning)
-                or any(word in vocabulary.UNTIL for word in words[end : end + _REACH])
+                or is_negated(words, start, meaning.language)
+                or is_asked_of_a_third_party(words, start, meaning)
+                or says_what_you_do(words, start, meaning.language)
+                or names_someone_after(words, end, meaning)
+                or any(word in vocabulary.UNTIL for word in words[end : end + REACH])
+                or (
+                    meaning.rule in vocabulary.PAUSED_FOR_A_DAY
+                    and any(word in vocabulary.FOR_A_DAY for word in words[end : end + 2])
+                )
             ):
                 return meaning
     return None
@@ -370,7 +371,7 @@ def _stop_request(words: list[str]) -> Meaning | None:
     heads = _heads(words)
     if heads[-1] is not None and heads[-1].rule:
         return heads[-1]
-    if _starts_with_a_third_party(words):
+    if starts_with_a_third_party(words):
         return None
     tails = _tails(words)
     # Right to left, from the last stop to the courtesy words before it: a negation governs the
@@ -379,9 +380,9 @@ def _stop_request(words: list[str]) -> Meaning | None:
         tail = tails[start]
         if tail is None or not tail.rule:
             continue
-        if _is_negated(words, start, tail.language):
+        if is_negated(words, start, tail.language):
             break
-        if _ends_a_sentence(words, start, tail):
+        if ends_a_sentence(words, start, tail):
             return tail
     for start_of_the_rest, head in enumerate(heads[1:-1], start=1):
         if (
@@ -445,134 +446,6 @@ def _keep_a_stop(splits: list[Meaning | None], position: int, meaning: Meaning) 
     known = splits[position]
     if known is None or (meaning.rule and not known.rule):
         splits[position] = meaning
-
-
-def _ends_a_sentence(words: list[str], start: int, meaning: Meaning) -> bool:
-    """Whether the stop request at words[start:] ends a sentence of its own: `this is so annoying
-    stop`, not `full stop` or `bob stop` (a negation is looked for by the caller)."""
-    return not (words[start - 1] in vocabulary.MODIFIERS or _is_asked_of_a_third_party(words, start, meaning))
-
-
-def _is_negated(words: list[str], start: int, language: Language) -> bool:
-    """A negation or an "if" just before words[start], with only words like "ever" between: "I
-    can't ever stop texting", "no puedo parar", "what if I stop". A phrase that starts with a
-    negation is one ("no me escribas")."""
-    negations = vocabulary.NEGATIONS[language]
-    if words[start] in negations or words[start] in vocabulary.AFFIRMATIVE_ORDERS:
-        return False
-    if language == "en" and start >= 2 and words[start - 1] == "me" and words[start - 2] in negations:
-        return False  # "that isn't me. stop texting": the negation ends its own sentence
-    for index in range(start - 1, max(-1, start - 1 - _REACH), -1):
-        if words[index] in negations or words[index] in vocabulary.HYPOTHETICALS:
-            return True
-        if words[index] in vocabulary.NEGATIVE_SUBJECTS and index < start - 1:
-            return True
-        if words[index] not in vocabulary.BETWEEN_NEGATION_AND_STOP:
-            return False
-    return False
-
-
-def _says_what_you_do(words: list[str], start: int, language: Language) -> bool:
-    """ "you never text me back": a phrase that starts with a negation after "you" says what the
-    addressee does; it asks nothing."""
-    return (
-        start > 0
-        and words[start - 1] in vocabulary.ADDRESSEES
-        and words[start] in vocabulary.NEGATIONS[language]
-    )
-
-
-def _is_asked_of_a_third_party(words: list[str], start: int, meaning: Meaning) -> bool:
-    """Whether the stop at words[start] is someone else's: "make him stop", "tell bob to stop",
-    "bob needs to stop", "hey alice stop texting me", "when does it stop", "dile a ana que deje de
-    escribirme". A word that may be a nickname is a third party only in a name's place: first
-    (after interjections), or after "tell", "make", "a"... A statement ("wrong number", "I don't
-    want texts") asks nothing of anyone."""
-    if meaning.rule in vocabulary.STATEMENTS:
-        return False
-    index = start - 1
-    while index >= 0 and start - index <= _REACH and words[index] in vocabulary.MODAL_CHAIN:
-        index -= 1
-    if index < 0:
-        return False
-    agent = words[index]
-    asked = index > 0 and words[index - 1] in vocabulary.QUESTION_AUXILIARIES
-    if agent in vocabulary.THIRD_PERSON or (asked and agent in vocabulary.THINGS):
-        return True
-    if agent in vocabulary.ADDRESSEES:
-        return _is_addressed_to_a_player(words, index)
-    return _may_name_a_player(agent) and _is_in_a_names_place(words, index, meaning.language)
-
-
-def _is_addressed_to_a_player(words: list[str], you: int) -> bool:
-    """Whether the "you" at words[you] is a player the text names first: "alice can u stop
-    messaging me", "bob you need to stop texting me"."""
-    first = next((index for index, word in enumerate(words) if word not in vocabulary.INTERJECTIONS), you)
-    return (
-        first < you
-        and _may_name_a_player(words[first])
-        and all(word in vocabulary.QUESTION_AUXILIARIES for word in words[first + 1 : you])
-    )
-
-
-def _is_in_a_names_place(words: list[str], index: int, language: Language) -> bool:
-    """First, or after "tell", "make"..., or "dile a", "que" in Spanish ("a" and "que" name no one
-    in English: "a joke. please remove it"; nor "a" after "voy": "los voy a reportar")."""
-    before = index - 1
-    while before >= 0 and index - before <= _REACH and words[before] in vocabulary.INTERJECTIONS:
-        before -= 1
-    return (
-        before < 0
-        or (
-            words[before] in vocabulary.NAMING_A_THIRD_PARTY
-            and (language == "es" or words[before] not in vocabulary.SPANISH_NAMING)
-            and not (before > 0 and words[before] == "a" and words[before - 1] in vocabulary.GOING_TO)
-        )
-        or words[before] in vocabulary.QUESTION_AUXILIARIES
-    )
-
-
-def _names_someone_after(words: list[str], end: int, meaning: Meaning) -> bool:
-    """`unsubscribe bob`, `stop texting alice`: a name as the object of a phrase whose verb takes a
-    person; `stop sending texts to bob`, `dejen de molestar a ana`: a name the phrase is sent to;
-    `stop texting me bob`, `leave me alone alice`: a name that ends the text once the phrase is
-    complete (after "me", "alone", a courtesy word), or starts a new clause after it (`leave me be
-    bob, im thinking`). Not the object of a verb that takes a thing: `stop sending alerts`, `deja de
-    enviar alertas`."""
-    if end < len(words) and words[end - 1] in vocabulary.VERBS_OF_A_PERSON and _may_name_a_player(words[end]):
-        return True
-    to_someone = vocabulary.TO_SOMEONE[meaning.language]
-    if any(
-        words[index] == to_someone and _may_name_a_player(words[index + 1])
-        for index in range(end, min(end + _REACH, len(words) - 1))
-    ):
-        return True
-    if (
-        end + 1 < len(words)
-        and words[end - 1] in vocabulary.COMPLETE_PHRASE_ENDS
-        and _may_name_a_player(words[end])
-        and words[end + 1] in vocabulary.CLAUSE_STARTS
-    ):
-        return True
-    last = len(words) - 1
-    while last > end and (_is_laughter(words[last]) or (words[last],) in vocabulary.COURTESY):
-        last -= 1  # `stop texting me bob lol`
-    if last > end and words[last - 1] in vocabulary.FROM_OR_WITH and _may_name_a_player(words[last]):
-        return True  # `unsubscribe me from bob`
-    if words[end - 1] in vocabulary.VERBS_OF_A_THING or not 0 <= last - end <= _REACH:
-        return False
-    if not _may_name_a_player(words[last]):
-        return False
-    between = words[end:last]
-    return all((word,) in vocabulary.COURTESY for word in between) and (
-        bool(between) or words[end - 1] in vocabulary.COMPLETE_PHRASE_ENDS
-    )
-
-
-def _starts_with_a_third_party(words: list[str]) -> bool:
-    """`bob is so annoying stop`: a text about someone else, whose stop is theirs to do."""
-    first = next((index for index, word in enumerate(words) if word not in vocabulary.INTERJECTIONS), None)
-    return first is not None and (words[first] in vocabulary.THIRD_PERSON or _may_name_a_player(words[first]))
 
 
 def _spelled_out(words: list[str]) -> Meaning | None:

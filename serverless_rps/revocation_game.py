@@ -16,9 +16,12 @@ __all__ = [
     "COMMANDS_WITH_AN_ARGUMENT",
     "CONTEST_WORDS",
     "ENGLISH_MOVES",
+    "GAME_SENDS",
+    "INTENSIFIERS",
     "LAUGHTER",
     "NAME_WITH_DIGITS_OR_UNDERSCORE",
     "NICKNAME_SHAPE",
+    "SENDING",
     "SPANISH_GAME_WORDS",
     "SPANISH_MOVES",
 ]
@@ -55,7 +58,22 @@ CONTEST_WORDS = frozenset(
     | {"trampas", "tramposo", "tramposa", "revancha", "reto", "retos", "retar", "puntos", "puntaje"}
     | {"jugada", "jugadas", "tirar", "tira", "tiro", "tire", "tiras"}
 )
+# The game's nouns for what it sends a player, and the words before them that make them what is
+# sent: "stop sending me challenges", "no more challenges", "dejen de mandarme retos" ask the bot to
+# stop; "no more challenges from bob" names a player, and "i challenge bob" is a move of the game.
+GAME_SENDS = frozenset({"challenge", "challenges", "invite", "reto", "retos", "partidas"})
+SENDING = frozenset(
+    {"send", "sending", "more", "any", "anymore", "want", "get", "getting", "receive", "receiving"}
+    | {"escribir", "escribas", "mas", "quiero", "recibir"}
+)
 LAUGHTER = frozenset({"lol", "lolol", "lmao", "lmfao", "rofl", "xd"})
+# Swearing that only intensifies what it stands in ("stop fucking texting me", "sus pinches
+# mensajes"): read as if it were not there, like a masked swear (`f***ing`, `$#!t`).
+INTENSIFIERS = frozenset(
+    {"fucking", "fuckin", "freaking", "freakin", "frigging", "friggin", "fricking", "frickin", "effing"}
+    | {"flipping", "flippin", "damn", "damned", "goddamn", "bloody", "bleeping"}
+    | {"pinche", "pinches", "puto", "putos", "maldito", "malditos", "maldita", "malditas", "jodidos"}
+)
 # `nick unsubscribe`, `apodo baja`, `ayuda alto`: a command word and its argument, in either
 # language (parsing reads the English ones first; the Spanish ones are SPANISH_GAME_WORDS).
 COMMANDS_WITH_AN_ARGUMENT = frozenset(

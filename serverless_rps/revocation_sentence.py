@@ -17,6 +17,7 @@ __all__ = [
     "CLAUSE_STARTING_PAIRS",
     "CLAUSE_STARTS",
     "COMPLETE_PHRASE_ENDS",
+    "FOR_A_DAY",
     "FROM_OR_WITH",
     "FUNCTION_WORDS",
     "GOING_TO",
@@ -28,6 +29,7 @@ __all__ = [
     "NEGATIONS",
     "NEGATIVE_SUBJECTS",
     "NOT_BEFORE_A_CLAUSE",
+    "PAUSED_FOR_A_DAY",
     "QUESTION_AUXILIARIES",
     "SPANISH_NAMING",
     "STATEMENTS",
@@ -64,11 +66,19 @@ NEGATIVE_SUBJECTS = frozenset({"nothing", "nobody", "nada", "nadie"})
 # Words that make what follows a supposition, not a request: "what happens if I stop".
 HYPOTHETICALS = frozenset(
     {"if", "when", "until", "till", "unless", "whether", "si", "cuando", "hasta", "aunque"}
+    # A note to oneself about something else: "remind me to unsubscribe from that gym email".
+    | {"remind"}
 )
 
 
 # After a request, words that make it a pause: "don't text me till 5", "stop texting me until tonight".
 UNTIL = frozenset({"until", "till", "til"})
+# Just after a request not to text or call, or for no more of them, a day that makes it a pause,
+# as a friend is asked: "no me llames hoy, estoy en el trabajo", "don't call me tonight", "no more
+# challenges for today". ("stop texting me today" and "bórrenme hoy mismo" stay requests: only
+# these rules are read so.)
+FOR_A_DAY = frozenset({"today", "tonight", "tomorrow", "hoy", "manana"})
+PAUSED_FOR_A_DAY = frozenset({"do-not-text", "no-more-texts"})
 
 
 # Before "stop", words that make it a noun; before "alto" or "baja", words that make them
@@ -130,6 +140,8 @@ INTERJECTIONS = frozenset(
     # texting me", "Attention RPS team", "mano, ya deja de escribirme", "acho, ya no me escriban".
     | {"attention", "company", "team", "bot", "rps", "dear", "whoever", "staff", "admin", "support"}
     | {"shh", "sh", "ahh", "argh"}
+    # Regional ways of addressing anyone: "che, no me manden más", "tío, dejad de escribirme".
+    | {"che", "tio", "tia", "parce", "pana", "mae", "chamo", "weon", "loco", "vale", "oiga", "mira", "mire"}
     | {"mano", "acho", "diache", "chale", "carnal", "compadre", "hermano", "senores", "equipo", "empresa"}
 )
 # Last words of clear phrases that complete them, so that a word after one is a name, not an
@@ -157,6 +169,7 @@ FUNCTION_WORDS: Mapping[Language, frozenset[str]] = {
         | {"sick", "tired", "fed", "annoyed", "reported", "report", "harassment", "scam"}
         | {"unreal", "unbelievable", "ridiculous", "insane", "crazy", "listen", "look"}
         | {"excuse", "dear", "good", "morning", "evening", "wow", "jeez", "smh", "nope", "damn"}
+        | {"further", "future"}
     ),
     "es": frozenset(
         {"unos", "unas", "les", "usted", "ustedes", "nosotros", "sin", "sobre"}
@@ -170,5 +183,10 @@ FUNCTION_WORDS: Mapping[Language, frozenset[str]] = {
         | {"molestos", "molesto", "molesta", "molestas", "pesados", "latosos", "fastidiosos"}
         | {"fastidio", "molestia", "lata", "harto", "harta", "hartos", "cansado", "cansada", "acoso"}
         | {"reportado", "basura", "oigan", "miren", "disculpe", "perdon", "buenas", "bueno", "pues"}
+        # Regional exclamations of annoyance before a request: "qué jartera, dejen de mandar eso".
+        | {"jartera", "hartera", "pereza", "hueva", "flojera", "ladilla", "mamera", "pesadez", "rollo"}
+        # Having said it before: "cuántas veces tengo que decir que no me escriban", "te dije que".
+        | {"decir", "dije", "dijo", "digo", "dicho", "repetir", "repito", "pedir", "avisar", "avise"}
+        | {"llegan", "vuestro", "vuestros"}
     ),
 }

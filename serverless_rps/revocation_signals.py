@@ -103,6 +103,7 @@ BEFORE = frozenset(
 # me salgo". The sender wants out: reading it so is the safe side of the FCC's rule.
 HOW = frozenset({"how", "como", "where", "donde"})
 _REACH = 5  # words between an intent and its target, at most
+_SENT_REACH = 3  # words between "sending", "more"... and the game's noun they send: "send me any challenges"
 
 Guard = Callable[[int, int, Meaning], bool]
 
@@ -183,6 +184,11 @@ def game_signals(words: list[str]) -> list[bool]:
     the three moves that name the game ("these rock paper scissors texts", "mensajes de piedra,
     papel o tijera"): they say what the texts are, not what a player threw."""
     signals = [move(word) is not None or word in vocabulary.CONTEST_WORDS for word in words]
+    for index, word in enumerate(words):  # "stop sending me challenges": what is sent, not the contest
+        if word in vocabulary.GAME_SENDS and any(
+            before in vocabulary.SENDING for before in words[max(0, index - _SENT_REACH) : index]
+        ):
+            signals[index] = False
     for index in range(1, len(words)):  # "get lost" is go away, not a game lost
         if words[index - 1] == "get" and words[index] == "lost":
             signals[index] = False

@@ -2,33 +2,35 @@
 asks to stop, what is courtesy around it, what is about the game, and the words of a sentence
 that tell who is to stop. Pure: standard library only.
 
-Phrases are written in a small notation (`_expand`): `stop [the|these] (text|message)`, where
-`(a|b)` is a choice and `[a|b]` an optional one, expanded into tables of word sequences once,
-when the module loads. They are written in the words as read: people's spellings, the shapes of
-a typed word and typos of key words are read before (`normalisation.py`). Every word of every
-list has a text of its own in tests/unit/test_revocation_words.py that reads otherwise without
-it; docs/opt-out.md says why each list is what it is.
+Phrases are written in a small notation (`revocation_notation.py`): `stop [the|these]
+(text|message)`, where `(a|b)` is a choice and `[a|b]` an optional one, expanded into tables of
+word sequences once, when the module loads. They are written in the words as read: people's
+spellings, the shapes of a typed word and typos of key words are read before (`normalisation.py`).
+Every word of every list has a text of its own in tests/unit/test_revocation_words.py that reads
+otherwise without it; docs/opt-out.md says why each list is what it is.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from itertools import product
-from typing import Literal
 
 from serverless_rps.revocation_game import (
     AND_OR,
     COMMANDS_WITH_AN_ARGUMENT,
     CONTEST_WORDS,
     ENGLISH_MOVES,
+    GAME_SENDS,
+    INTENSIFIERS,
     LAUGHTER,
     NAME_WITH_DIGITS_OR_UNDERSCORE,
     NICKNAME_SHAPE,
+    SENDING,
     SPANISH_GAME_WORDS,
     SPANISH_MOVES,
 )
+from serverless_rps.revocation_notation import Language, Meaning
+from serverless_rps.revocation_notation import in_both_languages as _in_both_languages
+from serverless_rps.revocation_notation import phrases as _phrases
 from serverless_rps.revocation_sentence import (
     ADDRESSEES,
     AFFIRMATIVE_ORDERS,
@@ -36,6 +38,7 @@ from serverless_rps.revocation_sentence import (
     CLAUSE_STARTING_PAIRS,
     CLAUSE_STARTS,
     COMPLETE_PHRASE_ENDS,
+    FOR_A_DAY,
     FROM_OR_WITH,
     FUNCTION_WORDS,
     GOING_TO,
@@ -47,6 +50,7 @@ from serverless_rps.revocation_sentence import (
     NEGATIONS,
     NEGATIVE_SUBJECTS,
     NOT_BEFORE_A_CLAUSE,
+    PAUSED_FOR_A_DAY,
     QUESTION_AUXILIARIES,
     SPANISH_NAMING,
     STATEMENTS,
@@ -73,10 +77,13 @@ __all__ = [
     "COURTESY",
     "COURTESY_ONLY",
     "ENGLISH_MOVES",
+    "FOR_A_DAY",
     "FROM_OR_WITH",
     "FUNCTION_WORDS",
+    "GAME_SENDS",
     "GOING_TO",
     "HYPOTHETICALS",
+    "INTENSIFIERS",
     "INTENT_WORDS",
     "INTERJECTIONS",
     "JOINED_KEY_WORDS",
@@ -92,9 +99,11 @@ __all__ = [
     "NOT_AT_THE_END",
     "NOT_BEFORE_A_CLAUSE",
     "ORDINARY_WORDS",
+    "PAUSED_FOR_A_DAY",
     "QUESTION_AUXILIARIES",
     "REMOVALS",
     "RESERVED_WORDS",
+    "SENDING",
     "SPANISH_GAME_WORDS",
     "SPANISH_KEYWORDS",
     "SPANISH_MOVES",
@@ -112,55 +121,6 @@ __all__ = [
     "Meaning",
 ]
 
-Language = Literal["en", "es"]
-
-# --- The rules' notation --------------------------------------------------------------------------
-
-
-def _expand(pattern: str) -> list[tuple[str, ...]]:
-    """`stop [the|these] (text|message)` -> every word sequence it allows. `(a|b)` is a choice,
-    `[a|b]` an optional choice; a choice may hold several words (`[with the|your]`)."""
-    if re.search(r"[\[(][^\])]*[\[(]", pattern):
-        raise ValueError(f"a choice inside a choice, which the notation does not read: {pattern}")
-    slots = re.findall(r"\[[^\]]*\]|\([^)]*\)|[^\s()\[\]]+", pattern)
-    choices: list[list[tuple[str, ...]]] = []
-    for slot in slots:
-        if slot[0] in "[(":
-            options = [tuple(option.split()) for option in slot[1:-1].split("|")]
-            choices.append([*options, ()] if slot[0] == "[" else options)
-        else:
-            choices.append([(slot,)])
-    return [tuple(word for part in parts for word in part) for parts in product(*choices)]
-
-
-@dataclass(frozen=True)
-class Meaning:
-    """What a phrase is evidence of: the rule it matches and the language it is in."""
-
-    rule: str  # "" for a courtesy or context word, which asks nothing by itself
-    language: Language
-
-
-def _phrases(language: Language, rules: Mapping[str, Iterable[str]]) -> dict[tuple[str, ...], Meaning]:
-    return {
-        phrase: Meaning(rule, language)
-        for rule, patterns in rules.items()
-        for pattern in patterns
-        for phrase in _expand(pattern)
-    }
-
-
-def _in_both_languages(
-    english: dict[tuple[str, ...], Meaning], spanish: dict[tuple[str, ...], Meaning]
-) -> dict[tuple[str, ...], Meaning]:
-    """One table of both languages' phrases. A phrase written in both (Spanglish makes it easy:
-    `stop [los] mensajes` is `stop text` without `los`) would be read in one language only, its
-    negations the other's, so the tables refuse it when the module loads."""
-    if shared := sorted(english.keys() & spanish.keys()):
-        raise ValueError(f"phrases written in both languages: {shared[:5]}")
-    return english | spanish
-
-
 # --- Revocation signals ---------------------------------------------------------------------------
 
 # Intent × target: each rule below is a verb of its intent and what it acts on, so that a new
@@ -169,14 +129,21 @@ _STOP_VERBS = "(stop|quit|end|cancel|cease|halt|discontinue|terminate)"
 _CONTACT_NOUNS = "(text|message|contact|call|spam|notification|communication)"
 # What is sent, with what people call it between: "stop the daily texts", "no more game texts".
 _WHICH = "[with|with the|with all the|all|all the|all these|all your|the|these|those|your|them|any|any more]"
-_KIND_OF_TEXT = "[game|games|rps|bot|daily|automated|random|promo|marketing|annoying|stupid|dumb|constant]"
+_KIND_OF_TEXT = (
+    "[game|games|rps|bot|daily|automated|random|promo|marketing|annoying|stupid|dumb|constant|challenge]"
+)
+# What the game sends that a player may be tired of: "no more challenges", "no más retos".
+_GAME_SENDS = "(challenge|challenges|invite)"
 _WHAT_IS_SENT = f"{_KIND_OF_TEXT} {_CONTACT_NOUNS}"
 _CONTACTING = "(text|message|contact|call|spam|send)"
 _TO_ME = "(me|this number|my number|my phone)"
+_DO_NOT_LIST = "(do not|dont|no|dnc) [call|text|contact|message] list"
 _REMOVAL_VERBS = "(delete|remove|erase|wipe|purge|forget|lose|drop|clear|get rid of)"
 _REMOVED = "(removed|deleted|erased|wiped)"
 _MY_RECORDS = "[all] [of] my [personal] (info|information|data|details|contact|account|records|profile)"
 _CONSENT = "(consent|permission)"
+# How much consent is revoked: "any and all consent", "all prior consent", "every consent".
+_ALL_CONSENT = "[my|all|your|any|any and all|all prior|any prior|all my|every|each|such]"
 # The same in Spanish, Spanglish included: "borra mis datos", "delete mi número", "sus mensajes".
 _BORRA = "(borra|delete|remove|erase)"
 _LOS = "[los|las|tus|sus|estos|esos|todos los|todas las]"
@@ -198,6 +165,9 @@ CLEAR_PHRASES = _in_both_languages(
                 "cease and desist",
                 # A request put as a supposition: "if you could just stop", "if I get one more text".
                 "if you (could|would|can|will) [just|please|kindly] (stop|quit)",
+                "if you (stopped|quit)",
+                # Formal: "please refrain from texting me", "desist from contacting this number".
+                "(refrain|desist|abstain) from (text|message|contact|call|spam|send|sending)",
                 "if (i|we) (get|receive) one more (text|message|call)",
                 # A threat is a request: "I'll report you if you don't stop", "text me again and...".
                 "(if|unless) you (dont|do not|wont|will not) (stop|quit)",
@@ -219,20 +189,28 @@ CLEAR_PHRASES = _in_both_languages(
                 f"(not|no longer) allowed to {_CONTACTING} {_TO_ME}",
                 f"(appreciate it|prefer it|rather) [if] you (didnt|did not|wouldnt|stopped) {_CONTACTING}",
                 f"mind not {_CONTACTING} {_TO_ME}",
+                # A do-not-contact list asked for: "put me on your do not call list", "add this
+                # number to the DNC list", "I want to be on your no contact list".
+                "(put|add|place|keep|include|be|get) [me|us|this number|my number|my phone|it]"
+                f" (on|to|onto|in) [the|your|a|ur] {_DO_NOT_LIST}",
                 "(appreciate it|appreciate) if you (stopped|would stop|could stop)",
                 "(dont|do not|never) send [me] (anything|any more|anymore|nothing|stuff)",
             ),
             "do-not-want-texts": (
                 "(dont|do not|no longer) (want|wish) [to get] [any|any more|anymore|more|these|those|the|your"
                 f"|all these] {_KIND_OF_TEXT} (text|message|call|notification)",
+                "(dont|do not|no longer) (want|wish) [to get] [any|any more|anymore|more|these|the|your]"
+                f" {_GAME_SENDS}",
                 "(dont|do not|no longer) (want|wish) to receive",
                 "(dont|do not|no longer) (want|wish) you [to] (text|message|contact|call)",
                 "(dont|do not|no longer) (want|wish) to be on (this|the|your) [mailing|contact] list",
                 "(dont|do not|no longer) (want|wish) to be (contact|text|message|call)",
-                "(rather|prefer) [to] not (get|receive) (these|this|them|those|any|your|the|text|message)",
+                "(rather|prefer) [to] not [to] (get|receive)",
+                "(rather|prefer) [to] not [to] be (text|message|contact|call|bothered)",
             ),
             "no-more-texts": (
                 f"(no more|enough) [of|with] [the|these|those|your] {_KIND_OF_TEXT} (text|message|call)",
+                f"(no more|enough) [of|with] [the|these|those|your] [game] {_GAME_SENDS}",
             ),
             "leave-me-alone": (
                 "leave (me|us|this number|my number|my phone) [the hell|the heck|the f|the fuck] alone",
@@ -271,10 +249,11 @@ CLEAR_PHRASES = _in_both_languages(
                 "wrong (guy|girl|man|lady|contact|phone)",
             ),
             "revoke-consent": (
-                f"(revoke|revoking|revoked|withdraw|withdrawing|withdrawn) [my|all|your|any] {_CONSENT}",
-                f"(take|taking) back [my|all|any] {_CONSENT}",
+                f"(revoke|revoking|revoked|withdraw|withdrawing|withdrawn) {_ALL_CONSENT} {_CONSENT}",
+                f"(take|taking) back {_ALL_CONSENT} {_CONSENT}",
+                f"(revocation|withdrawal) of {_ALL_CONSENT} {_CONSENT}",
                 f"{_CONSENT} (revoked|withdrawn)",
-                "(dont|do not|didnt|did not|never|no longer) (consent|consented)",
+                "(dont|do not|doesnt|does not|didnt|did not|never|no longer) (consent|consented)",
                 "(didnt|did not|never) (agree|agreed|subscribe|subscribed) (to|for)",
                 # A regulator named: "I'll report you to the FCC", "this violates the TCPA".
                 "(fcc|ftc|tcpa)",
@@ -313,37 +292,41 @@ CLEAR_PHRASES = _in_both_languages(
         {
             "stop-texting": (
                 # "deja de escribirme", "para ya de mandarme", Spanglish "stop mandando textos".
-                "(deja|para|paren|pare|parar|parale|detener|stop) [ya] de [estar|andar|seguir]"
+                "(deja|para|paren|pare|parar|parale|detener|stop) [ya|usted|ustedes] de [estar|andar|seguir]"
                 " (escribir|recibir)",
                 "para [ya] no recibir",
                 "stop escribir",
                 # The messages as the object: "detengan los mensajes", "alto a los mensajes", "basta con".
-                f"(paren|pare|parale|detener|cancelar) {_LOS} (message|text|notificaciones|llamadas)",
+                f"(paren|pare|parale|parar|detener|cancelar) {_LOS} (message|text|notificaciones|llamadas)",
                 "stop (los|tus|sus|estos|esos|todos los) (message|text)",
                 f"(alto|stop|bajale|bajenle|parale) a {_LOS} (message|text)",
                 "que (paren|parale)",
                 # A threat is a request: "los voy a denunciar si no paren".
                 "si no (paren|pare|parale|dejan|deja)",
                 "(voy a|vamos a) (reportar|denunciar) (este|su|tu) number",
-                f"(basta|ya estuvo|ya chole|chale|suficiente|para|paren|pare|parale|stop) con [tantos] {_LOS}"
-                " (message|text)",
+                "(basta|ya estuvo|ya chole|chale|suficiente|para|paren|pare|parale|stop) [ya] con [tantos]"
+                f" {_LOS} (message|text)",
             ),
             "do-not-text": (
                 "no [me|nos] escribas",
                 "no [me|nos] vuelvas a escribir",
                 "nunca [mas] [me|nos] escribas",
                 "no quiero que [me|nos] [sigas|sigan] (escribas|escribir)",
-                "no [me|nos] (sigas|sigan|siga|esten|estes|anden|andes|ande) escribir",
+                "no [me|nos] (sigas|sigan|siga|sigais|esten|estes|esteis|anden|andes|ande|andeis) escribir",
                 "(favor de|por favor|porfavor|pido|pedimos) [ya] no escribir",
+                # A do-not-contact list: "pónganme en su lista de no llamar", "lista de no contactar".
+                "ponganme [mi|este|el] [number] (en|a) (la|su|tu|esta|sus) lista de no escribir",
             ),
             "do-not-want-texts": (
                 "no quiero [recibir] [mas|los|tus|sus|estos|esos|ningun|ninguno|ningunos|nada de]"
-                " (message|text|llamadas|notificaciones)",
+                " (message|text|llamadas|notificaciones|retos)",
+                # A preference put politely: "prefiero no recibir", "le agradecería no recibir más".
+                "(prefiero|preferiria|preferimos|prefeririamos|agradeceria|agradeceriamos) [ya] no recibir",
                 "no quiero recibir",
                 "no quiero (estar|seguir) en (la|su|tu|esta) lista",
             ),
             "no-more-texts": (
-                "(no mas|basta de|basta ya de) [los|tus|sus|estos] (message|text)",
+                "(no mas|basta de|basta ya de) [los|tus|sus|estos] (message|text|retos)",
                 "ni un (message|text) mas",
                 "no aguanto [mas] [los|tus|sus|estos|tantos] (message|text)",
                 "(harto|harta|hartos|hartas|cansado|cansada) (de|con) [los|tus|sus|estos|tantos]"
@@ -361,7 +344,9 @@ CLEAR_PHRASES = _in_both_languages(
             ),
             # Taken from wherever it is: "sácame de la lista", "quítame de tus contactos", "bórrenme de todo".
             "remove-me": (
-                "sacame de (la|su|tu|esta|sus|tus|mi|este|todo|todos|ahi|aqui|esto)",
+                "sacame de (la|su|tu|esta|sus|tus|mi|este|todo|todos|ahi|aqui|esto|vuestra|vuestras)",
+                # Asked as a question: "¿me quitan de la lista?", "me sacan de aquí porfa".
+                "me sacan de (la|su|tu|esta|sus|tus|este|todo|todos|ahi|aqui|esto)",
                 "salir de (la|su|tu|esta|sus|tus|este|esto|aqui|ahi)",
             ),
             "block-number": ("(bloquea|block) (mi|este|el|su|tu) number",),
@@ -370,13 +355,14 @@ CLEAR_PHRASES = _in_both_languages(
             "wrong-number": (
                 "no soy (la persona|esa persona|el que|la que|quien)",
                 "no es de (esa|la|esta) persona",
+                "no es el number de (esa|la|esta|una|otra) persona",
                 "no es mi (number|telefono|celular|cel)",
                 "(number|persona) equivocado",
                 "equivocaron de (number|persona)",
                 "equivocado de (number|persona)",
             ),
             "revoke-consent": (
-                "revoco [mi|el|mis] consentimiento",
+                "revoco [mi|el|mis|todo|todo mi|cualquier|todos los|toda] consentimiento",
                 "(no|nunca) (pedi|solicite|autorice|acepte)"
                 " (estos|esto|los|sus|este|eso|ningun|ninguna|nada)",
                 "(no|nunca) me (suscribi|inscribi|registre)",
@@ -403,6 +389,8 @@ STOP_REQUESTS = _in_both_languages(
                 "(go away|buzz off|back off|piss off|fuck off|f off|get lost|shut up|stfu)",
                 "give it a rest",
                 "(dont|do not) (text|message|contact|call)",
+                "dnc",
+                _DO_NOT_LIST,
             ),
             # A complaint that is the whole text: "spam", "this is harassment", "reported as spam".
             "complaint": (
@@ -454,6 +442,8 @@ STOP_REQUESTS = _in_both_languages(
                 "me (tienen|tiene|tienes) (harto|harta|hartos|hartas)",
             ),
             "no-more": ("no mas",),
+            # A do-not-contact order as a form puts it: "NO CONTACTAR", "no llamar".
+            "do-not-text": ("no escribir",),
             "not-interested": (
                 "no (me|nos) interesa",
                 "no (me|nos) interesa (jugar|su juego|tu juego|este juego|el juego)",
@@ -494,6 +484,7 @@ JOINED_KEY_WORDS = frozenset({"unsubscribe", "unsub"})
 # word typed with a letter doubled is read as it (`altoo`, `bastaa`).
 INTENT_WORDS = frozenset(
     {"stop", "quit", "end", "cancel", "remove", "delete", "unsubscribe", "optout", "leave", "no", "block"}
+    | {"dont", "off"}  # `dontextme`, `takemeoff`
     | {"alto", "basta", "para", "paren", "pare", "deja", "dejame", "sacame", "borra", "cancelar", "bloquea"}
 )
 
@@ -515,7 +506,7 @@ COURTESY = _in_both_languages(
                 "(appreciate it|appreciated|much appreciated|thanks|thank you|and thanks|and thank you)",
                 "(thanks|thank you) anyway",
                 "no (thanks|thank you)",
-                "(now|right now|rn|already|asap|immediately|again|anymore|any more|ever)",
+                "(now|right now|rn|already|asap|immediately|again|anymore|any more|ever|right away)",
                 "(all|ok|sorry|seriously|really|for real|fr|ffs|omg|wtf|god|me|hey|hi|hello)",
                 "[from|off|of] (the|this|your|my) [mailing|contact] (list|lists|system|database|contacts)",
                 "(with|of|from) (the|these|those|your|all the|all these|all your)"
@@ -534,6 +525,9 @@ COURTESY = _in_both_languages(
                 "(en serio|de verdad|neta)",
                 "de (la|su|tu|esta|mi) lista",
                 "de (aqui|aca|esto)",
+                "con (eso|esto)",
+                "hoy mismo",
+                "por fa",
                 "este number",
                 *ADDRESS_WORDS["es"],
             )
@@ -574,7 +568,7 @@ ORDINARY_WORDS = (
         CLAUSE_STARTS, MODAL_CHAIN, NAMING_A_THIRD_PARTY, BETWEEN_NEGATION_AND_STOP
     )
     | HYPOTHETICALS.union(NEGATIVE_SUBJECTS, MODIFIERS, THIRD_PERSON, QUESTION_AUXILIARIES, FROM_OR_WITH)
-    | INTERJECTIONS.union(LAUGHTER)
+    | INTERJECTIONS.union(LAUGHTER, INTENSIFIERS)
 ) - _single_words(STOP_REQUESTS).union(SPELLED_OUT_KEYWORDS)
 
 COURTESY_ONLY = Meaning("", "en")

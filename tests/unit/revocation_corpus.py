@@ -7,7 +7,7 @@ The first prints the tuning sets, the texts the classifier was written and adjus
 the second adds the held-out sets, written by someone who never saw the classifier, which only
 the person measuring generalisation runs (they are loaded only then, so that tuning never reads
 them by accident). A held-out set is measured once: from then on its texts are tuning data, and
-it moves to TUNING (the three `revocation_held_out*` sets have; docs/opt-out.md gives their
+it moves to TUNING (every `revocation_held_out*` set so far has; docs/opt-out.md gives their
 first figures). Each set is in English or in Spanish, and three kinds of text: revocations, game
 talk (including commands) and other text.
 
@@ -57,14 +57,21 @@ TUNING = (
     # Round 3's fourth probe, harder on purpose, scored on first contact after the third was read.
     ("tuning en 8", "revocation_tuning_en_8"),
     ("tuning es 7", "revocation_tuning_es_7"),
-)
-# Sets written blind: a new one is added here and measured once with --held-out. The fourth
-# sets were measured once after round 3 (docs/opt-out.md); no rule has been tuned on them yet, so
-# they stay here until a round reads them, and then move to TUNING.
-HELD_OUT: tuple[tuple[str, str], ...] = (
+    # Written blind, measured once after round 3 (94.8% and 88.1%: docs/opt-out.md), tuning since.
     ("held-out en 4", "revocation_held_out_en_4"),
     ("held-out es 4", "revocation_held_out_es_4"),
+    # Round 4's own batches and precision probe, scored on first contact before the rules changed.
+    ("tuning en 9", "revocation_tuning_en_9"),
+    ("tuning es 8", "revocation_tuning_es_8"),
+    # Round 4's second probe, scored on first contact after the round's change, before the rules
+    # changed for it.
+    ("tuning en 10", "revocation_tuning_en_10"),
+    ("tuning es 9", "revocation_tuning_es_9"),
 )
+# Sets written blind: a new one is added here and measured once with --held-out, then moved to
+# TUNING when a round reads it. The fifth, written blind during round 4, is the measure of round
+# 4's rules (docs/opt-out.md).
+HELD_OUT: tuple[tuple[str, str], ...] = ()
 
 
 def taken_for_revocation(text: str) -> bool:

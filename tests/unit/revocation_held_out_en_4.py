@@ -2,8 +2,9 @@
 
 Written by hand by a helper session, in one sitting, blind: from its brief alone, plus the game's
 commands and replies as README.md and serverless_rps/replies.py state them. The writer never saw
-the classifier, its word lists, its tests or any earlier held-out set, and these texts were never
-used to tune anything. They are measured once, by the integrator.
+the classifier, its word lists, its tests or any earlier held-out set. Measured once, by the
+integrator, after round 3 (94.8%, 184/194, no game talk taken, one other text taken); tuning data
+since round 4, which read their misses by kind (docs/opt-out.md).
 
 REVOCATIONS: a reasonable person would read each as "stop texting me / take me off".
 GAME_TALK: game commands and chat between players; none asks the bot to stop texting.

@@ -2,9 +2,10 @@
 
 Written by hand by a helper session, in one sitting, blind: from its brief alone, plus the game's
 commands and replies as README.md and serverless_rps/replies.py state them. The writer never saw
-the classifier, its word lists, its tests or any earlier held-out set, and these texts were never
-used to tune anything. They are measured once, by the integrator. Spanish from Mexico, the
-Caribbean, Spain, Central and South America and the US (Spanglish), with and without accents.
+the classifier, its word lists, its tests or any earlier held-out set. Measured once, by the
+integrator, after round 3 (88.1%, 178/202, no game talk taken); tuning data since round 4, which
+read their misses by kind (docs/opt-out.md). Spanish from Mexico, the Caribbean, Spain, Central and
+South America and the US (Spanglish), with and without accents.
 
 REVOCATIONS: a reasonable person would read each as "stop texting me / take me off".
 GAME_TALK: game commands and chat between players; none asks the bot to stop texting.

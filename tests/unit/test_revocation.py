@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from serverless_rps import replies, replies_es, revocation, revocation_words
+from serverless_rps import replies, replies_es, revocation, revocation_notation, revocation_words
 from serverless_rps.catalogue import Wording
 from serverless_rps.parsing import (
     Command,
@@ -78,18 +78,26 @@ def test_a_known_misreading_is_still_misread_and_in_a_tuning_set(text: str, misr
         assert isinstance(parse(text), OptOut)
 
 
-def test_a_held_out_set_reads_as_docs_say_it_was_measured_and_takes_no_game_talk() -> None:
-    """A held-out set is measured once and then left alone: its figures in docs/opt-out.md are what
-    it reads. A rule change that reads it differently means it was tuned on: move it to the
-    tuning sets then, and the docs say so. The goal, 98%, is not met by the fourth sets: the docs
-    give their misses by kind."""
+def test_the_docs_table_gives_every_sets_figures_as_it_reads_now() -> None:
+    """docs/opt-out.md's table gives each set's recall and game talk taken as the rules read it now
+    (its "now" columns): a rule change that reads a set differently changes the table with it. A
+    held-out set is measured once and then left alone: a change that reads it differently means
+    it was tuned on, and it moves to the tuning sets, the docs saying so. None takes game talk."""
     table = (Path(__file__).parents[2] / "docs" / "opt-out.md").read_text(encoding="utf-8")
-    for name, module in HELD_OUT:
-        held_out = measure(name, module)
-        found = held_out.revocations - len(held_out.missed)
-        row = next(line for line in table.splitlines() if line.startswith(f"| `{module}` |"))
-        assert f"{held_out.recall:.1%} ({found}/{held_out.revocations})" in row, held_out.report()
-        assert held_out.game_talk_taken == (), held_out.report()
+    rows = [line for line in table.splitlines() if line.startswith("| `revocation_")]
+    assert len(rows) == len(TUNING) + len(HELD_OUT)
+    for name, module in TUNING + HELD_OUT:
+        test_set = measure(name, module)
+        found = test_set.revocations - len(test_set.missed)
+        row = next(line for line in rows if line.startswith(f"| `{module}` |"))
+        cells = [cell.strip() for cell in row.strip("|").split("|")]
+        assert cells[2:4] == [str(test_set.texts), str(test_set.revocations)], row
+        assert cells[7].startswith(f"{test_set.recall:.1%} ({found}/{test_set.revocations})"), (
+            test_set.report()
+        )
+        assert cells[9].startswith(str(len(test_set.game_talk_taken))), test_set.report()
+        if (name, module) in HELD_OUT:
+            assert test_set.game_talk_taken == (), test_set.report()
 
 
 def test_every_test_set_has_texts_of_both_kinds_and_no_text_twice() -> None:
@@ -360,7 +368,6 @@ def test_a_stop_asked_of_another_player_is_game_talk(text: str) -> None:
         "la batería está baja",
         "when does it end",
         "carol rage quit",
-        "lol stop",
         "apodo baja",
         "nick unsubscribe",
     ],
@@ -430,7 +437,7 @@ def test_the_rules_notation_allows_the_word_sequences_it_says(
     # tables are expanded from this notation once, when the module loads; the tests above read
     # texts through them, and this pins the notation a new rule is written in. (A mutation run
     # switches a planted bug on only inside a test's calls, which that load is not.)
-    assert set(revocation_words._expand(pattern)) == phrases
+    assert set(revocation_notation.expand(pattern)) == phrases
 
 
 # Round 2: the kinds two held-out sets showed missing, in texts of our own (not the sets').
@@ -542,7 +549,7 @@ def test_a_long_text_with_a_request_is_read_past_the_game_it_complains_about(tex
         "apodo desuscribir",  # a command word and one nickname-shaped word
         "dont text me till the game ends",  # a pause
         "stop texting me, i just won",  # a contest word near the request
-        "stop it lol",  # laughter still outweighs a stop request that is no removal
+        "stop it alice_99",  # a nickname's shape outweighs a stop request that is no removal
         "st0p cheating bob",
         "olvídalo, piedra",
     ],

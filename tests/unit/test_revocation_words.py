@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import pytest
 
-from serverless_rps import revocation, revocation_words
+from serverless_rps import revocation, revocation_notation, revocation_words
 from serverless_rps.parsing import SPANISH_OPT_OUT_WORDS, OptOut, is_valid_nickname, parse
 from serverless_rps.revocation import words_of
 from serverless_rps.revocation_words import SPANISH_GAME_WORDS
@@ -1164,8 +1164,14 @@ def test_a_text_that_names_a_move_or_the_contest_is_game_talk_even_with_a_clear_
 @pytest.mark.parametrize(
     "word", ["lol", "lolol", "lmao", "lmfao", "rofl", "xd", "haha", "jajaja", "jeje", "hehe"]
 )
-def test_laughter_outweighs_a_stop_request(word: str) -> None:
-    assert not opts_out(f"this is so annoying {word} stop")
+def test_laughter_beside_a_stop_request_is_read_out_of_it(word: str) -> None:
+    # Round 4: "stop lol" asks to stop as "stop" does; a laugh says how, not what. Laughter is no
+    # name either: "stop lol" names no player.
+    assert word not in words_of(f"{word} stop")
+    assert opts_out(f"{word} stop")
+    assert opts_out(f"stop {word}")
+    assert opts_out(f"this is so annoying {word} stop")
+    assert not opts_out(f"stop {word} you always throw rock")
 
 
 @pytest.mark.parametrize("word", ["haha", "jajaja", "jeje", "hahahaha"])
@@ -1280,11 +1286,16 @@ def test_a_request_until_a_time_is_a_pause_not_an_opt_out(word: str, text: str) 
     assert not opts_out(text)
 
 
-REMOVALS = {"remove-me": "lol remove me", "take-me-off": "lol get me off", "delete-me": "lol delete me"}
+REMOVALS = {
+    "remove-me": "im not alice_99, remove me",
+    "take-me-off": "im not alice_99, get me off",
+    "delete-me": "im not alice_99, delete me",
+}
 
 
 @pytest.mark.parametrize(("rule", "text"), cases(REMOVALS))
-def test_laughter_does_not_outweigh_a_removal(rule: str, text: str) -> None:
+def test_a_nicknames_shape_does_not_outweigh_a_removal(rule: str, text: str) -> None:
+    assert not opts_out("im not alice_99, stop")  # it does outweigh any other stop request
     assert parse(text) == OptOut(confirm=True, rule=rule)
 
 
@@ -1395,7 +1406,7 @@ def test_typos_once_listed_by_hand_are_read_by_the_typo_and_shape_reading(text: 
 def test_a_choice_inside_a_choice_is_refused_when_the_rules_load() -> None:
     # The notation has no nesting: `[in (this|it)]` would read `(this` as a word.
     with pytest.raises(ValueError, match="a choice inside a choice"):
-        revocation_words._expand("not interested [in (this|it)]")
+        revocation_notation.expand("not interested [in (this|it)]")
 
 
 def test_a_phrase_written_in_both_languages_is_refused_when_the_rules_load() -> None:
