@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from collections.abc import Callable
@@ -176,10 +177,16 @@ class EventSourceMapping:
         self.observations.invocation(
             ObservedInvocation(environment.number, start, ended_at, init_seconds, len(batch), timed_out)
         )
+        # The actor may finish ahead of the scheduler (a request's answer comes back after its
+        # turn, with no turn after it): its environment is free only when its invocation has ended,
+        # or a new batch would start there, and count against the concurrency, in the past.
+        self.scheduler.call_at(ended_at, functools.partial(self._free, environment, timed_out))
+
+    def _free(self, environment: _Environment, timed_out: bool) -> None:
         if not timed_out:
             self._warm.append(environment)
         self.busy -= 1
-        self.scheduler.call_at(ended_at, self.wake)
+        self.wake()
 
     def _environment(self) -> tuple[_Environment, float]:
         """A warm environment, or a new one after its cold start."""

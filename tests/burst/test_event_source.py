@@ -26,13 +26,22 @@ class StandIn:
     seconds: float = 0.5
     fails: Callable[[dict[str, Any]], bool] = lambda record: False
     batches: list[tuple[float, list[str]]] = field(default_factory=list)
+    # True: its last turn comes first and its time passes after (as a request's answer does), so
+    # the invocation ends ahead of the scheduler.
+    ends_ahead: bool = False
+    during: Callable[[], None] = lambda: None
 
     def handle_batch(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
         actor = current_actor()
         assert actor is not None
         self.batches.append((actor.now, [record["body"] for record in event["Records"]]))
-        actor.pass_time(self.seconds)
-        actor.take_turn()
+        if self.ends_ahead:
+            actor.take_turn()
+            self.during()
+            actor.pass_time(self.seconds)
+        else:
+            actor.pass_time(self.seconds)
+            actor.take_turn()
         return {
             "batchItemFailures": [
                 {"itemIdentifier": record["messageId"]} for record in event["Records"] if self.fails(record)
@@ -41,7 +50,7 @@ class StandIn:
 
 
 def _mapping(
-    function: StandIn, maximum_concurrency: int = 10
+    function: StandIn, maximum_concurrency: int = 10, window: float = 1.0
 ) -> tuple[Scheduler, SimulatedQueue, EventSourceMapping]:
     scheduler = Scheduler()
     ids = itertools.count(1)
@@ -56,7 +65,7 @@ def _mapping(
     mapping = EventSourceMapping(
         scheduler,
         queue,
-        Scaling(10, 1.0, maximum_concurrency, TIMEOUT),
+        Scaling(10, window, maximum_concurrency, TIMEOUT),
         build,
         Latencies(random.Random(1), 256),
         observations,
@@ -134,3 +143,23 @@ def test_never_more_batches_at_once_than_the_maximum_concurrency() -> None:
 
     assert max(most) == 3
     assert sum(len(bodies) for _, bodies in function.batches) == 100
+
+
+def test_an_environment_takes_its_next_batch_only_once_its_invocation_has_ended() -> None:
+    """A text arrives while the only invocation waits for its last answer: it goes in a batch that
+    starts when that invocation has ended, never earlier, and never two batches at once."""
+    function = StandIn(seconds=0.5, ends_ahead=True)
+    scheduler, queue, _ = _mapping(function, maximum_concurrency=1, window=0.0)
+
+    def a_text_arrives_meanwhile() -> None:
+        if len(function.batches) == 1:  # during the first invocation only
+            scheduler.call_later(0.1, lambda: queue.send("second"))
+
+    function.during = a_text_arrives_meanwhile
+    scheduler.call_at(0.0, lambda: queue.send("first"))
+
+    scheduler.run()
+
+    [(first_at, first), (second_at, second)] = function.batches
+    assert (first, second) == (["first"], ["second"])
+    assert second_at >= first_at + function.seconds
