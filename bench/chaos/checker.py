@@ -206,10 +206,15 @@ def _check_deliveries_and_duplicates(record: SoakRecord, verdict: Verdict) -> No
             if outcome is None:
                 verdict.violations.append(f"reply {index} of {key} was committed but never recorded as sent")
             elif outcome == ERASED:
-                # Erased by an opt-out before it was sent: only a phone that texted STOP.
-                if to not in opted_out:
+                # Erased by an opt-out before it was sent: only a phone that texted STOP. The
+                # erasure blanks the entry's number too; when no log of the commit kept it (its
+                # worker died right after), the reply was to a phone of the message: its sender or
+                # another of its recipients, one of whom must have opted out.
+                phones = {to} if to != ERASED else _phones_of(record, key, item)
+                if not phones & opted_out:
                     verdict.violations.append(
-                        f"reply {index} of {key} was erased, but {to[-4:]} never opted out"
+                        f"reply {index} of {key} was erased, but "
+                        f"{', '.join(sorted(phone[-4:] for phone in phones))} never opted out"
                     )
             elif outcome.startswith("refused:"):
                 refused += 1
@@ -584,6 +589,13 @@ def _judge_commit(event: dict[str, Any], held: dict[str, float], stale: set[str]
         verdict.violations.append(
             f"worker {event['pid']} stalled past its lease, then committed {event['key']}"
         )
+
+
+def _phones_of(record: SoakRecord, key: str, item: dict[str, Any]) -> set[str]:
+    """The phones a message concerns: its sender and the recipients its outbox still names."""
+    inbound = record.inbound.get(key)
+    phones = {to for to, _, _ in item["outbox"] if to != ERASED}
+    return phones | ({inbound.phone} if inbound is not None else set())
 
 
 def _began_by(

@@ -43,6 +43,7 @@ from bench.chaos.checker import Inbound, SoakRecord, Verdict, check, describe_de
 from bench.chaos.players import Players
 from serverless_rps import replies, replies_es
 from serverless_rps.game_store import CEILING_PREFIX, CONTACT_PREFIX
+from serverless_rps.ports import ERASED
 from serverless_rps_local import dev_account
 from serverless_rps_local.simulator import inbound_parameters
 from serverless_rps_local.stack import GAME_FUNCTION, LocalStack, StackOptions, repository_root
@@ -526,6 +527,14 @@ def _idempotency(stack: LocalStack, event_directory: Path) -> dict[str, dict[str
             (entry["M"]["to"]["S"], entry["M"]["from"]["S"], entry["M"]["body"]["S"])
             for entry in item.get("outbox", {}).get("L", [])
         ]
+        if "outbox" in item:
+            # An erasure (or a confirmation withheld before it left) blanked an entry: the commit's
+            # own word keeps it, when logged.
+            logged = committed.get(key, [])
+            stored = [
+                logged[index] if entry[2] == ERASED and index < len(logged) else entry
+                for index, entry in enumerate(stored)
+            ]
         idempotency[key] = {
             "status": item["status"]["S"],
             "outbox": stored if "outbox" in item else committed.get(key, []),

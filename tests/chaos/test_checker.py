@@ -642,3 +642,31 @@ def test_the_liveness_round_counts_an_answer_in_either_language_and_only_after_t
     ]
 
     assert first_answers(sms, expected, posted_at) == {"+15550000005": 103.0}
+
+
+def _alices_result_erased_with_its_number(*, alice_opted_out: bool) -> SoakRecord:
+    """Alice's result was erased before it left, its number blanked with it, and the commit's own
+    log of its outbox was lost (its worker died right after the commit)."""
+    record = clean_record()
+    record.idempotency["SM2"]["outbox"][0] = ("erased", BOT, "erased")
+    record.idempotency["SM2"]["delivered"][0] = "erased"
+    record.sms = [sms for sms in record.sms if sms["sid"] != "SMc"]
+    record.worker_events = [
+        event for event in record.worker_events if "SMc" not in (event.get("sid"), event.get("outcome"))
+    ]
+    if alice_opted_out:
+        record.inbound["SM9"] = Inbound("SM9", ALICE, "STOP", "stop", 5.2)
+        record.idempotency["SM9"] = {"status": "COMPLETED", "outbox": [], "delivered": {}}
+    return record
+
+
+def test_a_reply_erased_with_its_number_is_judged_by_the_phones_of_its_message() -> None:
+    assert not [
+        violation
+        for violation in check(_alices_result_erased_with_its_number(alice_opted_out=True)).violations
+        if "erased" in violation
+    ]
+    violations = check(_alices_result_erased_with_its_number(alice_opted_out=False)).violations
+    assert any("reply 0 of SM2 was erased, but 0001, 0002 never opted out" in v for v in violations), (
+        violations
+    )
