@@ -7,8 +7,10 @@ On moto and, with DYNAMODB=local, on DynamoDB Local (every test asks for the eng
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -304,10 +306,10 @@ def test_a_death_between_the_mark_and_twilios_answer_is_unknown_until_its_callba
     assert game.sms.to(ALICE).count(CONFIRMATION) == 1
 
 
-def test_a_confirmation_a_later_opt_out_erased_is_proven_not_sent_and_the_later_one_stands(
-    game: Game,
-) -> None:
-    _alice_challenged_by_bob(game)
+@contextlib.contextmanager
+def _alice_stops_again_before_her_confirmation_is_marked(game: Game) -> Iterator[list[Result]]:
+    """Alice texts STOP again (processed at once) just before her first confirmation's fate is
+    written on its outbox (sending, or dropped as too late); the result is in the list given."""
     second: list[Result] = []
 
     def stop_again_before_the_mark(params: dict[str, Any], **_: Any) -> None:
@@ -318,9 +320,18 @@ def test_a_confirmation_a_later_opt_out_erased_is_proven_not_sent_and_the_later_
     events = game.dynamodb.meta.events
     events.register("provide-client-params.dynamodb.UpdateItem", stop_again_before_the_mark)
     try:
-        game.text(ALICE, "Stop.")
+        yield second
     finally:
         events.unregister("provide-client-params.dynamodb.UpdateItem", stop_again_before_the_mark)
+
+
+def test_a_confirmation_a_later_opt_out_erased_is_proven_not_sent_and_the_later_one_stands(
+    game: Game,
+) -> None:
+    _alice_challenged_by_bob(game)
+
+    with _alice_stops_again_before_her_confirmation_is_marked(game) as second:
+        game.text(ALICE, "Stop.")
 
     assert second == [Result.PROCESSED]
     first, later = game.opt_outs_of(ALICE)
@@ -339,19 +350,9 @@ def test_a_late_confirmation_a_later_opt_out_erased_first_is_proven_erased_not_d
     with pytest.raises(SmsTemporarilyFailed):
         game.processor.process(message)
     clock.tick(FIVE_MINUTES + 1)
-    second: list[Result] = []
 
-    def stop_again_before_the_drop(params: dict[str, Any], **_: Any) -> None:
-        marking = ":fate" in params.get("ExpressionAttributeValues", {})
-        if not second and marking and params.get("TableName") == TABLES.idempotency:
-            second.append(game.text(ALICE, "STOP"))
-
-    events = game.dynamodb.meta.events
-    events.register("provide-client-params.dynamodb.UpdateItem", stop_again_before_the_drop)
-    try:
+    with _alice_stops_again_before_her_confirmation_is_marked(game) as second:  # marked dropped
         game.processor.process(message)
-    finally:
-        events.unregister("provide-client-params.dynamodb.UpdateItem", stop_again_before_the_drop)
 
     assert second == [Result.PROCESSED]
     first, _later = game.opt_outs_of(ALICE)
