@@ -22,7 +22,7 @@ from serverless_rps.game_store import DeliveryStatus, DeliveryStatusRecords, Dyn
 from serverless_rps.game_store.proofs import ProofSettings
 from serverless_rps.opt_out_proof import ProofKey, ProofKeys
 from serverless_rps.parsing import OptOut, parse
-from serverless_rps.processing import Result
+from serverless_rps.processing import InboundSms, Result
 from tests.conftest import (
     ALICE,
     BOB,
@@ -231,15 +231,22 @@ def test_a_confirmation_the_reply_budget_held_back_is_proven_withheld(game: Game
     assert _text(opt_out, "confirmation") == "withheld:budget"
 
 
-def test_a_death_after_the_commit_leaves_the_fate_pending_and_the_redelivery_settles_it(
-    game: Game, clock: Any
-) -> None:
+def _alice_stops_and_dies_after_the_commit(game: Game) -> InboundSms:
+    """Alice, challenged by Bob, texts "Stop."; the attempt commits and dies before it marks her
+    confirmation as sending. Her message, for its redelivery."""
     _alice_challenged_by_bob(game)
     message = game.inbound(ALICE, "Stop.")
     game.store.outboxes.withhold_number = _dies  # type: ignore[method-assign]  # dies before the send
     with pytest.raises(_Died):
         game.processor.process(message)
     del game.store.outboxes.withhold_number
+    return message
+
+
+def test_a_death_after_the_commit_leaves_the_fate_pending_and_the_redelivery_settles_it(
+    game: Game, clock: Any
+) -> None:
+    message = _alice_stops_and_dies_after_the_commit(game)
     assert game.player(ALICE) is None, "erased: the commit is done"
     assert _text(game.opt_outs_of(ALICE)[0], "confirmation") == "pending"
 
@@ -258,12 +265,7 @@ def test_a_copy_that_finds_every_reply_recorded_once_it_holds_the_outbox_settles
     """The copy read the outbox while the confirmation still waited; by the time it leased the
     outbox, an earlier attempt had sent and recorded every reply. It sends nothing, and the proof
     learns the confirmation's fate from what it leased."""
-    _alice_challenged_by_bob(game)
-    message = game.inbound(ALICE, "Stop.")
-    game.store.outboxes.withhold_number = _dies  # type: ignore[method-assign]  # dies before the send
-    with pytest.raises(_Died):
-        game.processor.process(message)
-    del game.store.outboxes.withhold_number
+    message = _alice_stops_and_dies_after_the_commit(game)
     clock.tick(max(IN_PROGRESS_SECONDS, LEASE_SECONDS) + 1)
     lease = game.store.outboxes.lease
     sid = "SM" + "e" * 32
