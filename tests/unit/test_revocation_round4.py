@@ -12,21 +12,7 @@ import pytest
 from serverless_rps import normalisation, revocation
 from serverless_rps.parsing import OptOut, parse
 from serverless_rps.revocation import words_of
-
-
-def opts_out(text: str) -> bool:
-    return isinstance(parse(text), OptOut)
-
-
-def holds(text: str, phrase: str) -> bool:
-    """Whether the text, as the classifier reads it, holds the phrase (as it reads it too)."""
-    words, wanted = words_of(text), words_of(phrase)
-    return any(words[start : start + len(wanted)] == wanted for start in range(len(words)))
-
-
-def cases(table: dict[str, str]) -> list[tuple[str, str]]:
-    return list(table.items())
-
+from tests.unit.test_revocation_words import cases, holds, opts_out
 
 # --- Clear phrases -------------------------------------------------------------------------------
 
