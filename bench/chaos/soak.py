@@ -523,21 +523,21 @@ def _idempotency(stack: LocalStack, event_directory: Path) -> dict[str, dict[str
         key = item["messageId"]["S"]
         if key.startswith((CONTACT_PREFIX, CEILING_PREFIX)):
             continue  # a contact record (reply budget, pending replies) or an SMS counter, not a message
+        # A record drops its outbox once all is sent: then the commit's own word is all there is.
+        # An erasure (or a confirmation withheld before it left) blanks an entry: the commit's
+        # word keeps it, when logged.
+        logged = committed.get(key, [])
         stored = [
             (entry["M"]["to"]["S"], entry["M"]["from"]["S"], entry["M"]["body"]["S"])
             for entry in item.get("outbox", {}).get("L", [])
         ]
-        if "outbox" in item:
-            # An erasure (or a confirmation withheld before it left) blanked an entry: the commit's
-            # own word keeps it, when logged.
-            logged = committed.get(key, [])
-            stored = [
-                logged[index] if entry[2] == ERASED and index < len(logged) else entry
-                for index, entry in enumerate(stored)
-            ]
+        outbox = [
+            logged[index] if body == ERASED and index < len(logged) else (to, from_, body)
+            for index, (to, from_, body) in enumerate(stored)
+        ]
         idempotency[key] = {
             "status": item["status"]["S"],
-            "outbox": stored if "outbox" in item else committed.get(key, []),
+            "outbox": outbox if "outbox" in item else logged,
             "delivered": {
                 int(index): value["S"] for index, value in item.get("delivered", {}).get("M", {}).items()
             },
