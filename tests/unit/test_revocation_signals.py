@@ -3,25 +3,26 @@ the sender, weighed against the game signals near it: serverless_rps/revocation_
 reading of words run together or split apart, and every word round 3 added to a list, each with a
 text of its own. As in test_revocation_words.py, each table is written out, not read from the
 module; where a list is read when a text is (the signals' lists), the test also takes the word out
-of it and sees the text read otherwise, so that no word is kept that reads nothing.
+of it and sees the text read otherwise, so that no word is kept that reads nothing. A table is one
+test, which reads all its texts and names each one read wrong (tests/unit/revocation_checks.py).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from serverless_rps import normalisation, revocation, revocation_signals
-from serverless_rps.parsing import OptOut, parse
 from serverless_rps.revocation import classify, words_of
-
-
-def opts_out(text: str) -> bool:
-    return isinstance(parse(text), OptOut)
-
-
-def holds(text: str, phrase: str) -> bool:
-    words, wanted = words_of(text), words_of(phrase)
-    return any(words[start : start + len(wanted)] == wanted for start in range(len(words)))
+from tests.unit.revocation_checks import (
+    assert_each_read_right,
+    missed,
+    not_in_words,
+    opts_out,
+    phrase_missed,
+    taken,
+)
 
 
 def without(monkeypatch: pytest.MonkeyPatch, table: str, entry: object) -> None:
@@ -33,6 +34,16 @@ def without(monkeypatch: pytest.MonkeyPatch, table: str, entry: object) -> None:
         )
     else:
         monkeypatch.setattr(revocation_signals, table, words - {entry})
+
+
+def read_without(table: str, entry: object, text: str, reads: Callable[[str], bool]) -> str | None:
+    """What is wrong when `text` is to be read otherwise without `entry` in the signals' list
+    `table` (the list is whole again afterwards): nothing when `reads` no longer finds it."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        without(monkeypatch, table, entry)
+        if reads(text):
+            return f"{text!r} is read the same without {entry!r} in {table}: the entry reads nothing"
+    return None
 
 
 # --- The second reading: intent and target --------------------------------------------------------
@@ -81,14 +92,13 @@ INTENTS = {
 }
 
 
-@pytest.mark.parametrize(("intent", "text"), INTENTS.items())
-def test_each_intent_aimed_at_the_texts_is_an_opt_out_and_nothing_else_reads_it(
-    intent: tuple[str, ...], text: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    assert holds(text, " ".join(intent)), words_of(text)
-    assert opts_out(text)
-    without(monkeypatch, "INTENTS", intent)
-    assert not opts_out(text)
+def test_each_intent_aimed_at_the_texts_is_an_opt_out_and_nothing_else_reads_it() -> None:
+    assert_each_read_right(
+        INTENTS.items(),
+        lambda intent, text: (
+            phrase_missed(" ".join(intent), text) or read_without("INTENTS", intent, text, opts_out)
+        ),
+    )
 
 
 TARGETS = {
@@ -119,14 +129,15 @@ TARGETS = {
 }
 
 
-@pytest.mark.parametrize(("target", "text"), TARGETS.items())
-def test_each_target_of_an_intent_makes_it_an_opt_out(
-    target: str, text: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    assert target in words_of(text) or target == "rps"
-    assert opts_out(text)
-    without(monkeypatch, "TARGETS", target)
-    assert not opts_out(text)
+def test_each_target_of_an_intent_makes_it_an_opt_out() -> None:
+    assert_each_read_right(
+        TARGETS.items(),
+        lambda target, text: (
+            (None if target == "rps" else not_in_words(target, text))
+            or missed(text)
+            or read_without("TARGETS", target, text, opts_out)
+        ),
+    )
 
 
 def test_the_games_name_is_one_word_that_says_which_texts() -> None:
@@ -191,14 +202,13 @@ BETWEEN = {
 }
 
 
-@pytest.mark.parametrize(("word", "text"), BETWEEN.items())
-def test_each_word_between_an_intent_and_its_target_leaves_it_one(
-    word: str, text: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    assert word in words_of(text)
-    assert opts_out(text)
-    without(monkeypatch, "BETWEEN", word)
-    assert not opts_out(text)
+def test_each_word_between_an_intent_and_its_target_leaves_it_one() -> None:
+    assert_each_read_right(
+        BETWEEN.items(),
+        lambda word, text: (
+            not_in_words(word, text) or missed(text) or read_without("BETWEEN", word, text, opts_out)
+        ),
+    )
 
 
 def aimed(text: str) -> bool:
@@ -211,6 +221,11 @@ def aimed(text: str) -> bool:
         )
         is not None
     )
+
+
+def not_aimed(text: str) -> str | None:
+    """What is wrong when the second reading is to find an intent aimed at a target in `text`."""
+    return None if aimed(text) else f"{text!r}: the second reading finds no intent aimed at a target"
 
 
 BEFORE = {
@@ -233,67 +248,67 @@ BEFORE = {
 }
 
 
-@pytest.mark.parametrize(("word", "text"), BEFORE.items())
-def test_each_word_between_the_texts_named_first_and_an_intent_that_ends_the_text_leaves_it_one(
-    word: str, text: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    assert word in words_of(text)
-    assert aimed(text)
-    without(monkeypatch, "BEFORE", word)
-    assert not aimed(text)
+def test_each_word_between_the_texts_named_first_and_an_intent_that_ends_the_text_leaves_it_one() -> None:
+    assert_each_read_right(
+        BEFORE.items(),
+        lambda word, text: (
+            not_in_words(word, text) or not_aimed(text) or read_without("BEFORE", word, text, aimed)
+        ),
+    )
 
 
-@pytest.mark.parametrize(
-    ("table", "word", "text"),
-    [
-        ("TEXTS", "text", "make the texts stop"),
-        ("TEXTS", "message", "make the messages stop"),
-        ("TEXTS", "notification", "make the alerts stop"),
-        ("TEXTS", "call", "make the calls stop"),
-        ("TEXTS", "spam", "make the spam stop"),
-        ("TEXTS", "escribir", "que escribirme pare"),
-        ("PRONOUNS_OF_TEXTS", "them", "so many texts. i want them to stop"),
-        ("PRONOUNS_OF_TEXTS", "it", "so many texts. make it stop"),
-        ("PRONOUNS_OF_TEXTS", "these", "so many texts. i need these to stop"),
-        ("PRONOUNS_OF_TEXTS", "those", "so many texts. i need those to stop"),
-        ("PRONOUNS_OF_TEXTS", "this", "so many texts. i need this to stop"),
-        ("PRONOUNS_OF_TEXTS", "they", "so many texts. can they stop"),
-        ("OFF_VERBS", "turn", "turn off the alerts"),
-        ("OFF_VERBS", "shut", "shut off the alerts"),
-        ("OFF_VERBS", "switch", "switch off the alerts"),
-        ("HOW", "how", "how do i stop"),
-        ("HOW", "como", "cómo me salgo"),
-        ("HOW", "where", "where do i cancel"),
-        ("HOW", "donde", "dónde me salgo"),
-        ("CONTACTING", "pinging", "stop pinging me"),
-        ("CONTACTING", "bugging", "quit bugging us"),
-        ("CONTACTING", "bothering", "stop bothering us"),
-        ("CONTACTING", "harassing", "stop harassing us"),
-        ("CONTACTING", "hitting", "quit hitting me up"),
-        ("CONTACTING", "blowing", "quit blowing me up"),
-        ("CONTACTING", "flooding", "quit flooding me"),
-        ("CONTACTING", "hounding", "quit hounding me"),
-        ("CONTACTING", "pestering", "quit pestering us"),
-        ("CONTACTING", "nagging", "quit nagging me"),
-        ("CONTACTING", "sending", "quit sending us"),
-        ("CONTACTING", "emailing", "quit emailing me"),
-        ("CONTACTING", "buzzing", "quit buzzing me"),
-        ("CONTACTING", "blasting", "quit blasting me"),
-        ("CONTACTING", "bombarding", "quit bombarding me"),
-        ("CONTACTING", "reaching", "quit reaching me"),
-        ("CONTACTING", "targeting", "quit targeting me"),
-        ("CONTACTING", "adding", "quit adding me"),
-        ("CONTACTING", "signing", "quit signing me"),
-        ("CONTACTING", "subscribing", "quit subscribing me"),
-    ],
-)
-def test_each_word_of_the_second_readings_lists_is_read(
-    table: str, word: str, text: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    assert word in words_of(text) or word in ("how", "where")
-    assert aimed(text)
-    without(monkeypatch, table, word)
-    assert not aimed(text)
+SECOND_READING_WORDS = [
+    ("TEXTS", "text", "make the texts stop"),
+    ("TEXTS", "message", "make the messages stop"),
+    ("TEXTS", "notification", "make the alerts stop"),
+    ("TEXTS", "call", "make the calls stop"),
+    ("TEXTS", "spam", "make the spam stop"),
+    ("TEXTS", "escribir", "que escribirme pare"),
+    ("PRONOUNS_OF_TEXTS", "them", "so many texts. i want them to stop"),
+    ("PRONOUNS_OF_TEXTS", "it", "so many texts. make it stop"),
+    ("PRONOUNS_OF_TEXTS", "these", "so many texts. i need these to stop"),
+    ("PRONOUNS_OF_TEXTS", "those", "so many texts. i need those to stop"),
+    ("PRONOUNS_OF_TEXTS", "this", "so many texts. i need this to stop"),
+    ("PRONOUNS_OF_TEXTS", "they", "so many texts. can they stop"),
+    ("OFF_VERBS", "turn", "turn off the alerts"),
+    ("OFF_VERBS", "shut", "shut off the alerts"),
+    ("OFF_VERBS", "switch", "switch off the alerts"),
+    ("HOW", "how", "how do i stop"),
+    ("HOW", "como", "cómo me salgo"),
+    ("HOW", "where", "where do i cancel"),
+    ("HOW", "donde", "dónde me salgo"),
+    ("CONTACTING", "pinging", "stop pinging me"),
+    ("CONTACTING", "bugging", "quit bugging us"),
+    ("CONTACTING", "bothering", "stop bothering us"),
+    ("CONTACTING", "harassing", "stop harassing us"),
+    ("CONTACTING", "hitting", "quit hitting me up"),
+    ("CONTACTING", "blowing", "quit blowing me up"),
+    ("CONTACTING", "flooding", "quit flooding me"),
+    ("CONTACTING", "hounding", "quit hounding me"),
+    ("CONTACTING", "pestering", "quit pestering us"),
+    ("CONTACTING", "nagging", "quit nagging me"),
+    ("CONTACTING", "sending", "quit sending us"),
+    ("CONTACTING", "emailing", "quit emailing me"),
+    ("CONTACTING", "buzzing", "quit buzzing me"),
+    ("CONTACTING", "blasting", "quit blasting me"),
+    ("CONTACTING", "bombarding", "quit bombarding me"),
+    ("CONTACTING", "reaching", "quit reaching me"),
+    ("CONTACTING", "targeting", "quit targeting me"),
+    ("CONTACTING", "adding", "quit adding me"),
+    ("CONTACTING", "signing", "quit signing me"),
+    ("CONTACTING", "subscribing", "quit subscribing me"),
+]
+
+
+def test_each_word_of_the_second_readings_lists_is_read() -> None:
+    assert_each_read_right(
+        SECOND_READING_WORDS,
+        lambda table, word, text: (
+            (None if word in ("how", "where") else not_in_words(word, text))
+            or not_aimed(text)
+            or read_without(table, word, text, aimed)
+        ),
+    )
 
 
 @pytest.mark.parametrize("text", ["stop me if you can", "quit me", "end us", "paren me"])
@@ -374,10 +389,8 @@ ROUND_3_PHRASES = {
 }
 
 
-@pytest.mark.parametrize(("phrase", "text"), ROUND_3_PHRASES.items())
-def test_each_phrase_round_3_added_is_an_opt_out(phrase: str, text: str) -> None:
-    assert holds(text, phrase), words_of(text)
-    assert opts_out(text)
+def test_each_phrase_round_3_added_is_an_opt_out() -> None:
+    assert_each_read_right(ROUND_3_PHRASES.items(), phrase_missed)
 
 
 ROUND_3_STOP_REQUESTS = {
@@ -411,13 +424,11 @@ ROUND_3_STOP_REQUESTS = {
 }
 
 
-@pytest.mark.parametrize(("phrase", "text"), ROUND_3_STOP_REQUESTS.items())
-def test_each_stop_request_round_3_added_is_an_opt_out_on_its_own_but_not_with_the_game(
-    phrase: str, text: str
-) -> None:
-    assert holds(text, phrase), words_of(text)
-    assert opts_out(text)
-    assert not opts_out(f"{text} rock")
+def test_each_stop_request_round_3_added_is_an_opt_out_on_its_own_but_not_with_the_game() -> None:
+    assert_each_read_right(
+        ROUND_3_STOP_REQUESTS.items(),
+        lambda phrase, text: phrase_missed(phrase, text) or taken(f"{text} rock"),
+    )
 
 
 @pytest.mark.parametrize(
@@ -436,11 +447,12 @@ ADDRESSED = (
 )
 
 
-@pytest.mark.parametrize("word", ADDRESSED)
-def test_the_bots_company_addressed_first_is_no_third_party(word: str) -> None:
-    request = "stop texting me" if word.isascii() and word not in ADDRESSED[10:] else "deja de escribirme"
-    assert opts_out(f"{word}, {request}")
-    assert not opts_out(f"zorblax, {request}")  # a name in the same place is a player's
+def test_the_bots_company_addressed_first_is_no_third_party() -> None:
+    def misread(word: str) -> str | None:
+        request = "stop texting me" if word.isascii() and word not in ADDRESSED[10:] else "deja de escribirme"
+        return missed(f"{word}, {request}") or taken(f"zorblax, {request}")  # a name there is a player's
+
+    assert_each_read_right(ADDRESSED, misread)
 
 
 @pytest.mark.parametrize("word", ["voy", "vas", "va", "vamos", "van", "ir"])
@@ -505,14 +517,14 @@ SPELLING_CASES = [
 ]
 
 
-@pytest.mark.parametrize(("word", "text", "spelling"), SPELLING_CASES)
-def test_each_spelling_round_3_added_reads_as_its_word(
-    word: str, text: str, spelling: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_each_spelling_round_3_added_reads_as_its_word(monkeypatch: pytest.MonkeyPatch) -> None:
+    def misread(word: str, text: str, spelling: str) -> str | None:
+        if spelling in words_of(text):
+            return f"{spelling!r} is read as typed in {text!r}, not as {word!r}: it reads {words_of(text)}"
+        return not_in_words(word, text) or missed(text)
+
     monkeypatch.setattr(revocation, "key_word_typed", lambda word: None)
-    assert word in words_of(text)
-    assert spelling not in words_of(text)
-    assert opts_out(text)
+    assert_each_read_right(SPELLING_CASES, misread)
 
 
 # --- Words run together, split apart, doubled -----------------------------------------------------
@@ -580,35 +592,34 @@ def test_a_letter_and_a_key_word_are_not_joined() -> None:
     assert not opts_out("t unsubscribe")
 
 
-@pytest.mark.parametrize(
-    ("text", "word"),
-    [
-        ("altoo", "alto"),
-        ("bastaa", "basta"),
-        ("paraa", "para"),
-        ("parenn", "paren"),
-        ("quitt", "quit"),
-        ("endd", "end"),
-        ("cancell", "cancel"),
-        ("removee", "remove"),
-        ("deletee", "delete"),
-        ("blockk", "block"),
-        ("leavve", "leave"),
-        ("noo more texts", "no"),
-        ("dejaa de escribir", "deja"),
-        ("cancelarr", "cancelar"),
-        ("bloqueaa mi número", "bloquea"),
-        ("sacamee", "sacame"),
-        ("borraa mi número", "borra"),
-        ("dejamee en paz", "dejame"),
-        ("pare", "pare"),
-        ("stopp", "stop"),
-        ("unsubscribee", "unsubscribe"),
-        ("optoutt", "optout"),
-    ],
-)
-def test_a_stop_word_typed_with_a_letter_doubled_is_read_as_it(text: str, word: str) -> None:
-    assert word in words_of(text)
+DOUBLED_LETTERS = [
+    ("altoo", "alto"),
+    ("bastaa", "basta"),
+    ("paraa", "para"),
+    ("parenn", "paren"),
+    ("quitt", "quit"),
+    ("endd", "end"),
+    ("cancell", "cancel"),
+    ("removee", "remove"),
+    ("deletee", "delete"),
+    ("blockk", "block"),
+    ("leavve", "leave"),
+    ("noo more texts", "no"),
+    ("dejaa de escribir", "deja"),
+    ("cancelarr", "cancelar"),
+    ("bloqueaa mi número", "bloquea"),
+    ("sacamee", "sacame"),
+    ("borraa mi número", "borra"),
+    ("dejamee en paz", "dejame"),
+    ("pare", "pare"),
+    ("stopp", "stop"),
+    ("unsubscribee", "unsubscribe"),
+    ("optoutt", "optout"),
+]
+
+
+def test_a_stop_word_typed_with_a_letter_doubled_is_read_as_it() -> None:
+    assert_each_read_right(DOUBLED_LETTERS, lambda text, word: not_in_words(word, text))
 
 
 def test_no_plus_is_no_mas_and_the_stop_sign_is_stop() -> None:
@@ -697,10 +708,8 @@ THIRD_PROBE_PHRASES = {
 }
 
 
-@pytest.mark.parametrize(("phrase", "text"), THIRD_PROBE_PHRASES.items())
-def test_each_phrase_the_third_probe_added_is_an_opt_out(phrase: str, text: str) -> None:
-    assert holds(text, phrase), words_of(text)
-    assert opts_out(text)
+def test_each_phrase_the_third_probe_added_is_an_opt_out() -> None:
+    assert_each_read_right(THIRD_PROBE_PHRASES.items(), phrase_missed)
 
 
 THIRD_PROBE_STOP_REQUESTS = {
@@ -718,13 +727,11 @@ THIRD_PROBE_STOP_REQUESTS = {
 }
 
 
-@pytest.mark.parametrize(("phrase", "text"), THIRD_PROBE_STOP_REQUESTS.items())
-def test_each_stop_request_the_third_probe_added_is_an_opt_out_on_its_own_but_not_with_the_game(
-    phrase: str, text: str
-) -> None:
-    assert holds(text, phrase), words_of(text)
-    assert opts_out(text)
-    assert not opts_out(f"{text} rock")
+def test_each_stop_request_the_third_probe_added_is_an_opt_out_on_its_own_but_not_with_the_game() -> None:
+    assert_each_read_right(
+        THIRD_PROBE_STOP_REQUESTS.items(),
+        lambda phrase, text: phrase_missed(phrase, text) or taken(f"{text} rock"),
+    )
 
 
 def test_thanks_anyway_is_courtesy_and_the_no_entry_sign_is_no() -> None:
@@ -770,10 +777,8 @@ FOURTH_PROBE_PHRASES = {
 }
 
 
-@pytest.mark.parametrize(("phrase", "text"), FOURTH_PROBE_PHRASES.items())
-def test_each_phrase_the_fourth_probe_added_is_an_opt_out(phrase: str, text: str) -> None:
-    assert holds(text, phrase), words_of(text)
-    assert opts_out(text)
+def test_each_phrase_the_fourth_probe_added_is_an_opt_out() -> None:
+    assert_each_read_right(FOURTH_PROBE_PHRASES.items(), phrase_missed)
 
 
 FOURTH_PROBE_STOP_REQUESTS = {
@@ -791,13 +796,11 @@ FOURTH_PROBE_STOP_REQUESTS = {
 }
 
 
-@pytest.mark.parametrize(("phrase", "text"), FOURTH_PROBE_STOP_REQUESTS.items())
-def test_each_stop_request_the_fourth_probe_added_is_an_opt_out_on_its_own_but_not_with_the_game(
-    phrase: str, text: str
-) -> None:
-    assert holds(text, phrase), words_of(text)
-    assert opts_out(text)
-    assert not opts_out(f"{text} rock")
+def test_each_stop_request_the_fourth_probe_added_is_an_opt_out_on_its_own_but_not_with_the_game() -> None:
+    assert_each_read_right(
+        FOURTH_PROBE_STOP_REQUESTS.items(),
+        lambda phrase, text: phrase_missed(phrase, text) or taken(f"{text} rock"),
+    )
 
 
 @pytest.mark.parametrize("word", ["shh", "sh", "ahh", "argh"])
