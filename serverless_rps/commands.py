@@ -49,7 +49,7 @@ from serverless_rps.parsing import (
     Throw,
 )
 
-__all__ = ["COMMANDS", "CommandSpec", "Facts", "LookedUp", "Needs", "Reads", "spec_for"]
+__all__ = ["COMMANDS", "CommandSpec", "Facts", "LookedUp", "Needs", "Reads", "RememberedReads", "spec_for"]
 
 
 class Reads(Protocol):
@@ -64,11 +64,49 @@ class Reads(Protocol):
     def get_shared(self, keys: Sequence[str]) -> Mapping[str, SharedRecord]: ...
 
 
+class RememberedReads:
+    """A look-up's lock-free reads, each made once: the look-up made again reads the same answers
+    without a request, but for the records since locked (`lay_over`), which it reads as locked."""
+
+    def __init__(self, store: Reads) -> None:
+        self._store = store
+        self._answers: dict[tuple[str, object], Any] = {}
+        self._locked: dict[str, SharedRecord] = {}
+
+    def lay_over(self, locked: Mapping[str, SharedRecord]) -> None:
+        self._locked = dict(locked)
+
+    def _once[T](self, question: tuple[str, object], read: Callable[[], T]) -> T:
+        if question not in self._answers:
+            self._answers[question] = read()
+        answer: T = self._answers[question]
+        return answer
+
+    def nickname_holder(self, nickname: str) -> NicknameHolder | None:
+        return self._once(("nickname", nickname), lambda: self._store.nickname_holder(nickname))
+
+    def get_player(self, phone: str) -> Player | None:
+        return self._once(("player", phone), lambda: self._store.get_player(phone))
+
+    def get_players(self, phones: Sequence[str]) -> dict[str, Player]:
+        return self._once(("players", tuple(phones)), lambda: self._store.get_players(phones))
+
+    def get_shared(self, keys: Sequence[str]) -> Mapping[str, SharedRecord]:
+        read = self._once(("shared", tuple(keys)), lambda: self._store.get_shared(keys))
+        return {**read, **{key: record for key, record in self._locked.items() if key in keys}}
+
+
 @dataclass(frozen=True)
 class LookedUp:
     """What the lock-free reads before any lock found: the phones to lock besides the sender, and
-    what the decision or the staleness check needs to know of the read (a nickname's owner)."""
+    what the decision or the staleness check needs to know of the read (a nickname's owner).
 
+    `first` names lobby rooms to lock before any phone (`game.lock_position`). The look-up is then
+    made again over them as locked (the rest as first read, `RememberedReads`), so that `lock`, the
+    phones, is what the locked room says, not what a read without a lock said: it must name the
+    same `first` again, or the processor starts over."""
+
+    first: tuple[str, ...] = ()
     lock: tuple[str, ...] = ()
     owner: str | None = None
     # The nickname key `owner` was looked up for: the locked owner must still hold it.
@@ -85,8 +123,8 @@ class LookedUp:
 @dataclass(frozen=True)
 class Needs:
     """What a command needs once its players are locked, as their records say: the shared records
-    to lock too (the leaderboard's and the lobby's shards: their keys sort after every phone, so locking
-    them last keeps the one canonical order), and what to read without a lock."""
+    to lock too (the leaderboard's shards: they come after every phone in the one canonical order,
+    `game.lock_position`), and what to read without a lock."""
 
     lock: tuple[str, ...] = ()
     read: tuple[str, ...] = ()  # shared records
@@ -139,10 +177,12 @@ class CommandSpec[C]:
     (processing.MessageProcessor._apply_command reads top to bottom the same way):
 
       1. look_up(command, sender, reads, now)  before any lock: lock-free reads (a nickname's owner,
-                                            the lobby), and the phones to lock besides the sender
+                                            the lobby), the rooms to lock first, and the phones to
+                                            lock besides the sender
+         -- lock LookedUp.first (a lobby room), then make look_up again over it as locked --
          -- lock the sender and LookedUp.lock, in ascending phone order --
-      2. needs(command, facts)              the players are locked (facts.locked): which shared
-                                            records to lock too, and what to read without a lock
+      2. needs(command, facts)              the players are locked (facts.locked): which leaderboard
+                                            shards to lock too, and what to read without a lock
          -- lock Needs.lock (after every phone); read Needs.read and the counterparts --
       3. check(command, facts)              every lock is held: raise StaleRead if a lock-free read
                                             no longer holds (the processor starts over)
@@ -250,7 +290,8 @@ def _lobby_look_up(command: LobbyThrow, sender: str, reads: Reads, now: float) -
     """Read every lobby shard (room) without a lock, and choose where to play: my own room (my
     phone's shard) if someone else waits there; else the first other room, after mine in the
     rooms' order, where someone has waited alone for LOBBY_SWEEP_SECONDS; else my own room, to
-    wait in. Lock whoever the chosen room names (another phone), with me.
+    wait in. The chosen room is locked first; made again over it as locked, the choice names
+    exactly whom to lock with me: whoever the room holds now (another phone).
 
     Only a waiter that old is played from another room: any attempt that began by now has
     committed (its lease is shorter), so every throw sees the same old waiters, and throws
@@ -270,6 +311,7 @@ def _lobby_look_up(command: LobbyThrow, sender: str, reads: Reads, now: float) -
     waiting = lobby.waiting
     # An expired entry is locked too if it is someone else's: its player no longer waits.
     return LookedUp(
+        first=(chosen,),
         lock=(waiting.phone,) if waiting is not None and waiting.phone != sender else (),
         shared={chosen: lobby},
         lobby=chosen,
@@ -277,48 +319,39 @@ def _lobby_look_up(command: LobbyThrow, sender: str, reads: Reads, now: float) -
 
 
 def _waiting(record: SharedRecord, now: float, *, alone: bool = False) -> str | None:
-    """The phone waiting live in a lobby room, as read (the lock and `check` settle whether it
-    still does); with `alone`, only one that has waited long enough to be played from any room."""
+    """The phone waiting live in a lobby room, as read (exact for the room locked first); with
+    `alone`, only one that has waited long enough to be played from any room."""
     if not isinstance(record, Lobby):
         return None
     waiting = record.left_waiting(now) if alone else record.live(now)
     return waiting.phone if waiting is not None else None
 
 
-def _lobby(facts: Facts) -> Lobby | None:
-    key = facts.looked_up.lobby
-    return _shared(facts.shared, key, Lobby) if key is not None else None
-
-
-def _lobby_as_read(facts: Facts) -> Lobby:
+def _lobby(facts: Facts) -> Lobby:
+    """The room the throw plays or waits in, as locked (the look-up was made again over it)."""
     key = facts.looked_up.lobby
     return (_shared(facts.looked_up.shared, key, Lobby) if key is not None else None) or Lobby()
 
 
 def _lobby_needs(command: LobbyThrow, facts: Facts) -> Needs:
-    me, key = facts.me, facts.looked_up.lobby
-    if me is None or key is None:
-        return Needs()  # an unregistered phone is only told to register: no shared lock for that
-    lobby = _lobby_as_read(facts)
-    if not game.lobby_pairs(me, lobby, facts.now):
-        return Needs(lock=(key,))
-    # A pairing is a result: both players' leaderboard shards too, before the lobby shard (the
-    # leaderboard's keys sort before the lobby's, and all after every phone).
+    me = facts.me
+    lobby = _lobby(facts)
+    if me is None or not game.lobby_pairs(me, lobby, facts.now):
+        return Needs()  # the room, locked first, is all a wait (or a refusal) changes
+    # A pairing is a result: both players' leaderboard shards too, after every phone.
     waiting = lobby.waiting
     assert waiting is not None
-    return Needs(lock=(*sorted({board_shard(me.player_id), board_shard(waiting.player_id)}), key))
+    return Needs(lock=tuple(sorted({board_shard(me.player_id), board_shard(waiting.player_id)})))
 
 
-def _lobby_unchanged(command: LobbyThrow, facts: Facts) -> None:
-    if facts.me is None:
+def _stranger_still_there(command: LobbyThrow, facts: Facts) -> None:
+    """Another room is only ever played in, never waited in: the phone locked there must still be
+    the player whose entry the room holds (a number erased since comes back as a new player)."""
+    if facts.me is None or facts.looked_up.lobby == lobby_shard(facts.sender):
         return
-    if _lobby(facts) != _lobby_as_read(facts):
-        raise StaleRead("someone else's lobby throw came first")
     stranger = _stranger(facts)
-    waiting = _lobby_as_read(facts).left_waiting(facts.now)
-    away = facts.looked_up.lobby != lobby_shard(facts.sender)
-    if away and (waiting is None or stranger is None or stranger.player_id != waiting.player_id):
-        # Another room is only ever played in, never waited in: its stranger must still be there.
+    waiting = _lobby(facts).left_waiting(facts.now)
+    if waiting is None or stranger is None or stranger.player_id != waiting.player_id:
         raise StaleRead("the stranger chosen in another room no longer waits there")
 
 
@@ -331,7 +364,7 @@ def _lobby_decide(command: LobbyThrow, facts: Facts) -> Decision:
         facts.sender,
         facts.me,
         _stranger(facts),
-        _lobby(facts) or Lobby(),
+        _lobby(facts),
         command.move,
         facts.now,
         facts.limits,
@@ -363,26 +396,32 @@ def _games_decide(command: ListGames, facts: Facts) -> Decision:
 
 
 def _opt_out_look_up(command: OptOut, sender: str, reads: Reads, now: float) -> LookedUp:
-    """Every record that mentions the phone is listed in its own record (see `game`)."""
+    """Every record that mentions the phone is listed in its own record (see `game`); my lobby
+    entry, if I wait, is in my phone's room, locked first."""
     before = reads.get_player(sender)
-    return LookedUp(lock=tuple(before.counterpart_phones()) if before else ())
+    if before is None:
+        return LookedUp()
+    return LookedUp(
+        first=(lobby_shard(sender),) if before.in_lobby else (), lock=tuple(before.counterpart_phones())
+    )
 
 
-def _shared_records_holding_me(command: OptOut, facts: Facts) -> Needs:
-    # `ranked` and `in_lobby` are set only under the player's own lock, which we hold: they
-    # cannot change now. My line is in my player id's leaderboard shard, my entry in my phone's
-    # lobby shard.
+def _board_holding_me(command: OptOut, facts: Facts) -> Needs:
+    # `ranked` is set only under the player's own lock, which we hold: it cannot change now. My
+    # line is in my player id's leaderboard shard.
     me = facts.me
-    if me is None:
-        return Needs()
-    board = (board_shard(me.player_id),) if me.ranked else ()
-    return Needs(lock=(*board, *((lobby_shard(me.phone),) if me.in_lobby else ())))
+    return Needs(lock=(board_shard(me.player_id),) if me is not None and me.ranked else ())
 
 
 def _opt_out_check(command: OptOut, facts: Facts) -> None:
     me = facts.me
-    if me is not None and not set(me.counterpart_phones()) <= {facts.sender, *facts.looked_up.lock}:
+    if me is None:
+        return
+    if not set(me.counterpart_phones()) <= {facts.sender, *facts.looked_up.lock}:
         raise StaleRead("a game with a new counterpart began after the lookup")
+    if me.in_lobby and lobby_shard(facts.sender) not in facts.shared:
+        # `in_lobby` is set only under my lock: my lobby throw committed between the read and it.
+        raise StaleRead("the player began to wait in the lobby after the lookup")
 
 
 def _opt_out_decide(command: OptOut, facts: Facts) -> Decision:
@@ -390,7 +429,8 @@ def _opt_out_decide(command: OptOut, facts: Facts) -> Decision:
     confirmation = facts.say(facts.sender).opt_out_confirmation(facts.program) if command.confirm else None
     me = facts.me
     board = _shared(facts.shared, board_shard(me.player_id), Leaderboard) if me is not None else None
-    lobby = _shared(facts.shared, lobby_shard(facts.sender), Lobby)
+    waits = me is not None and me.in_lobby
+    lobby = _shared(facts.shared, lobby_shard(facts.sender), Lobby) if waits else None
     return game.opt_out(
         facts.sender, me, facts.locked, facts.now, facts.limits, board, lobby, confirmation, facts.say
     )
@@ -432,7 +472,7 @@ COMMANDS: Mapping[type[Any], CommandSpec[Any]] = {
         decide=_lobby_decide,
         look_up=_lobby_look_up,
         needs=_lobby_needs,
-        check=_lobby_unchanged,
+        check=_stranger_still_there,
     ),
     ShowTop: CommandSpec[ShowTop](
         decide=lambda command, facts: game.show_top(
@@ -459,7 +499,7 @@ COMMANDS: Mapping[type[Any], CommandSpec[Any]] = {
     OptOut: CommandSpec[OptOut](
         decide=_opt_out_decide,
         look_up=_opt_out_look_up,
-        needs=_shared_records_holding_me,
+        needs=_board_holding_me,
         check=_opt_out_check,
         erases_sender=True,
         proves=lambda command: opt_out_proof.reading_of(

@@ -46,6 +46,7 @@ from serverless_rps.model import (
     board_shard,
     is_shared_key,
     lobby_shard,
+    lock_position,
     shared_record,
 )
 from serverless_rps.parsing import Rematch, SetNickname, Throw
@@ -76,6 +77,7 @@ __all__ = [
     "lobby_pairs",
     "lobby_shard",
     "lobby_throw",
+    "lock_position",
     "opt_in",
     "opt_out",
     "rematch",

@@ -32,6 +32,7 @@ __all__ = [
     "board_shard",
     "is_shared_key",
     "lobby_shard",
+    "lock_position",
     "shared_record",
 ]
 
@@ -116,9 +117,8 @@ class Player:
         )
 
 
-# Shared records live in the game-state table beside the players, under keys no phone can have.
-# They sort after every E.164 number ("+..."), so a message locks them last, once the players it
-# holds say it must: the canonical lock order (players ascending, then shared records) holds.
+# Shared records live in the game-state table beside the players, under keys no phone can have
+# (no E.164 number starts with "~"). Where each stands in the one lock order: `lock_position`.
 SHARED_KEY_PREFIX = "~"
 
 # The leaderboard and the lobby are each split in SHARDS items, so that a crowd does not queue on
@@ -129,12 +129,26 @@ SHARED_KEY_PREFIX = "~"
 # it is a migration (docs/protocol.md, "Shards").
 SHARDS = 16
 LEADERBOARD_SHARDS = tuple(f"{SHARED_KEY_PREFIX}leaderboard#{shard:02d}" for shard in range(SHARDS))
-LOBBY_SHARDS = tuple(f"{SHARED_KEY_PREFIX}lobby#{shard:02d}" for shard in range(SHARDS))
+_LOBBY_PREFIX = f"{SHARED_KEY_PREFIX}lobby#"
+LOBBY_SHARDS = tuple(f"{_LOBBY_PREFIX}{shard:02d}" for shard in range(SHARDS))
 
 
 def is_shared_key(key: str) -> bool:
     """A shared record's key, not a phone's: no E.164 number starts with `~`."""
     return key.startswith(SHARED_KEY_PREFIX)
+
+
+def lock_position(key: str) -> tuple[int, str]:
+    """Where a key stands in the one canonical lock order every message follows: the lobby's rooms
+    first, then the phones in ascending order, then the leaderboard's shards.
+
+    A room comes first so that a throw reads it under its lock and only then names whom to lock:
+    the phone waiting in it, exactly, not as a read without a lock said (commands.LookedUp.first).
+    A leaderboard shard comes last: which one a result locks is known only from the locked
+    players' records (their player ids)."""
+    if key.startswith(_LOBBY_PREFIX):
+        return (0, key)
+    return (2 if is_shared_key(key) else 1, key)
 
 
 def _shard_of(text: str) -> int:

@@ -8,8 +8,9 @@
    claim is given back, and it waits on the queue (app.py); an opt-out is played, and sends only
    its confirmation.
 2. **Lock** the sender and anyone else the message touches, in ascending phone order, reading
-   each record in the request that takes its lease; then the shared records the locked records
-   call for, after every phone. What to read and whom to lock is the command's description in
+   each record in the request that takes its lease: after the lobby room it plays in, if any
+   (locked first, so that the room as locked names whom to lock), and before the leaderboard
+   shards the locked records call for (`game.lock_position`: the one order). What to read and whom to lock is the command's description in
    `commands` (`CommandSpec` lists its phases in order): this module has no branch per command.
    Every message locks its sender: its reply budget is state the commit changes.
 3. **Decide** (pure, `game`): new player states, nickname rows, replies, each written in its
@@ -40,9 +41,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from serverless_rps import game, language, opt_out_proof, replies
-from serverless_rps.commands import CommandSpec, Facts, spec_for
+from serverless_rps.commands import CommandSpec, Facts, RememberedReads, spec_for
 from serverless_rps.countries import ServedCountries
 from serverless_rps.exceptions import LockContended, ReadsKeptChanging, StaleRead
+from serverless_rps.game import is_shared_key
 from serverless_rps.observability import about, best_effort, count, logger
 from serverless_rps.outbox import Outbox, outbox_of
 from serverless_rps.outgoing import Outgoing, outgoing
@@ -110,10 +112,11 @@ def lock_order(phones: Sequence[str]) -> list[str]:
 
 
 class PlayerLocks:
-    """The pessimistic locks of one message: leases on the players (and then the shared records)
-    it changes, taken in one canonical order with jittered back-off, and given back unless the
-    commit released them. MessageProcessor's locking, in one place; it needs the processor's
-    store, clock, sleep, jitter and lock wait."""
+    """The pessimistic locks of one message: leases on the records it changes, taken in the one
+    canonical order (`game.lock_position`: the lobby's rooms, the phones ascending, the leaderboard's
+    shards) with jittered back-off, and given back unless the commit released them.
+    MessageProcessor's locking, in one place; it needs the processor's store, clock, sleep, jitter
+    and lock wait."""
 
     _store: GameStore
     _clock: Callable[[], float]
@@ -124,14 +127,12 @@ class PlayerLocks:
     _lock_order = staticmethod(lock_order)  # a seam: tests/simulation plants another order
 
     @contextmanager
-    def _locked(self, claim: Claim, sender: str, others: Sequence[str] = ()) -> Iterator[list[LockedPlayer]]:
-        """Lease the sender and the players `others` in `lock_order`; give back what the commit did
-        not release. Only the sender's phone may be locked without a player record."""
+    def _locked(self, claim: Claim) -> Iterator[list[LockedPlayer]]:
+        """The list the steps below lock into, in order; what the commit did not release is given
+        back, last first."""
         held: list[LockedPlayer] = []
         committed = False
         try:
-            for phone in self._lock_order([sender, *others]):
-                held.append(self._lock_with_backoff(phone, claim.attempt_id, player_only=phone != sender))
             yield held
             committed = True
         finally:
@@ -139,11 +140,19 @@ class PlayerLocks:
                 for locked in reversed(held):
                     best_effort("release a lock", functools.partial(self._store.release, locked))
 
+    def _lock_players(
+        self, claim: Claim, held: list[LockedPlayer], sender: str, others: Sequence[str]
+    ) -> None:
+        """Lease the sender and the players `others` in `lock_order`, after any room `held`. Only the
+        sender's phone may be locked without a player record."""
+        for phone in self._lock_order([sender, *others]):
+            held.append(self._lock_with_backoff(phone, claim.attempt_id, player_only=phone != sender))
+
     def _lock_shared(self, claim: Claim, held: list[LockedPlayer], keys: Sequence[str]) -> None:
-        """Lock shared records after the players `held` (the list `_locked` gives back on failure).
-        Their keys sort after every phone, so this is still the one ascending order."""
-        for key in sorted(set(keys)):
-            if any(key <= locked.phone for locked in held):
+        """Lock shared records, each after everything `held` in the canonical order: the rooms before
+        any phone, the leaderboard's shards after every phone."""
+        for key in sorted(set(keys), key=game.lock_position):
+            if any(game.lock_position(key) <= game.lock_position(locked.phone) for locked in held):
                 raise AssertionError(f"{key!r} would be locked out of the canonical order")
             held.append(self._lock_with_backoff(key, claim.attempt_id, player_only=False))
 
@@ -256,9 +265,20 @@ class MessageProcessor(PlayerLocks):
     ) -> CompletedRecord:
         """One walk of the command's phases (`commands.CommandSpec`), in their order."""
         phone, command = sms.sender, sms.command
-        looked_up = spec.look_up(command, phone, self._store, self._clock())
-        with self._locked(claim, phone, looked_up.lock) as locked:
-            players = {held.phone: held.player for held in locked}
+        reads, looked_at = RememberedReads(self._store), self._clock()
+        looked_up = spec.look_up(command, phone, reads, looked_at)
+        with self._locked(claim) as locked:
+            if looked_up.first:
+                # A lobby room, before any phone: the look-up made again over it as locked names
+                # exactly whom to lock (the phone waiting there), with no second request.
+                self._lock_shared(claim, locked, looked_up.first)
+                reads.lay_over({held.phone: held.shared for held in locked if held.shared is not None})
+                again = spec.look_up(command, phone, reads, looked_at)
+                if again.first != looked_up.first:
+                    raise StaleRead("what was locked first changed the choice made from it")
+                looked_up = again
+            self._lock_players(claim, locked, phone, looked_up.lock)
+            players = {held.phone: held.player for held in locked if not is_shared_key(held.phone)}
             spoken = language.for_message(command, phone, players)  # the sender's, and each reply's
             facts = Facts(
                 phone,

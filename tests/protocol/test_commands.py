@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from serverless_rps import replies
-from serverless_rps.game import Limits
+from serverless_rps.game import Limits, lobby_shard
 from serverless_rps.model import LOBBY_SWEEP_SECONDS
 from serverless_rps.processing import Result
 from serverless_rps.rules import Move, Outcome
@@ -142,7 +142,9 @@ def test_a_lobby_throw_expires_like_a_challenge(dynamodb: object, clock: object)
 def test_a_stranger_must_register_before_playing_the_lobby(game: Game) -> None:
     game.text(CAROL, "rock")
     assert game.sms.last(CAROL) == replies.not_registered()
-    assert game.items(TABLES.game_state) == [], "no row, not even the lobby's"
+    # No row of the number. The room is locked before the sender (game.lock_position): its row
+    # stays, with nobody in it.
+    assert game.items(TABLES.game_state) == [{"phone_number": {"S": lobby_shard(CAROL)}}]
 
 
 def test_throwing_again_before_the_opponent_answers_gets_a_clear_reply(game: Game) -> None:

@@ -11,12 +11,12 @@ import pytest
 from serverless_rps import commands, replies
 from serverless_rps.commands import Needs
 from serverless_rps.exceptions import LockContended, LockLost, StaleRead
-from serverless_rps.game import LEADERBOARD_SHARDS, Limits, board_shards, throw
+from serverless_rps.game import LEADERBOARD_SHARDS, Limits, Lobby, board_shards, lobby_shard, throw
 from serverless_rps.observability import mask_phone
 from serverless_rps.parsing import ShowScore, Throw
 from serverless_rps.ports import Claim, OutboundSms
 from serverless_rps.rules import Move, Outcome
-from tests.conftest import ALICE, BOB, LEASE_SECONDS, STRANGER, TABLES, Game, new_processor
+from tests.conftest import ALICE, BOB, CAROL, LEASE_SECONDS, STRANGER, TABLES, Game, neighbours, new_processor
 
 
 def test_a_crashed_invocations_lock_is_taken_over_after_its_lease(game: Game, clock: Any) -> None:
@@ -125,6 +125,35 @@ def test_a_held_lock_on_a_phone_without_a_player_is_contention(game: Game) -> No
 
 def test_players_are_locked_in_ascending_phone_order_whoever_throws(game: Game) -> None:
     game.register((ALICE, "alice"), (BOB, "bob"))
+    order = _locks_taken(game)
+    game.text(BOB, "rock alice")
+    game.text(ALICE, "rock bob")
+    # The result's leaderboard shards come last: their keys sort after every phone.
+    shards = board_shards(*game.store.get_players([ALICE, BOB]).values())
+    assert order == [*sorted([ALICE, BOB]), *sorted([ALICE, BOB]), *shards]
+
+
+def test_a_lobby_throw_locks_its_room_first_then_the_phones_then_the_leaderboard(game: Game) -> None:
+    """The one order (game.lock_position): a room before any phone, so the throw knows from the
+    locked room whom to lock; the leaderboard's shards after every phone. A STOP of a waiting
+    player takes the same order."""
+    [neighbour] = neighbours(ALICE, 1)
+    game.register((ALICE, "alice"), (neighbour, "bob"), (CAROL, "carol"))
+    order = _locks_taken(game)
+    game.text(neighbour, "rock")
+    game.text(ALICE, "paper")
+    room = lobby_shard(ALICE)
+    shards = board_shards(*game.store.get_players([ALICE, neighbour]).values())
+    assert order == [room, neighbour, room, *sorted([ALICE, neighbour]), *shards]
+
+    order.clear()
+    game.text(CAROL, "rock")
+    game.text(CAROL, "stop")
+    assert order == [lobby_shard(CAROL), CAROL, lobby_shard(CAROL), CAROL]
+    assert game.store.get_shared([lobby_shard(CAROL)]) == {lobby_shard(CAROL): Lobby()}
+
+
+def _locks_taken(game: Game) -> list[str]:
     order: list[str] = []
 
     def record_lock(params: dict[str, Any], **_: Any) -> None:
@@ -132,11 +161,7 @@ def test_players_are_locked_in_ascending_phone_order_whoever_throws(game: Game) 
             order.append(params["Key"]["phone_number"]["S"])
 
     game.dynamodb.meta.events.register("provide-client-params.dynamodb.UpdateItem", record_lock)
-    game.text(BOB, "rock alice")
-    game.text(ALICE, "rock bob")
-    # The result's leaderboard shards come last: their keys sort after every phone.
-    shards = board_shards(*game.store.get_players([ALICE, BOB]).values())
-    assert order == [*sorted([ALICE, BOB]), *sorted([ALICE, BOB]), *shards]
+    return order
 
 
 def test_a_lock_contended_briefly_is_waited_for_inside_the_invocation(game: Game, clock: Any) -> None:

@@ -121,26 +121,63 @@ def test_a_stranger_in_another_room_is_played_once_left_waiting_alone_for_the_sw
     assert len(played) == 1, "carol plays exactly one of them; the other still waits"
 
 
-def test_a_lobby_that_changes_under_every_attempt_sends_the_message_back_for_later(game: Game) -> None:
-    players = [(phone, f"crowd{index}") for index, phone in enumerate(neighbours(ALICE, 3))]
+def test_a_lobby_that_changes_between_the_read_and_the_lock_is_played_as_locked_without_reading_again(
+    game: Game,
+) -> None:
+    """The room is locked before any phone and the choice made again over it as locked: whatever
+    landed there since the read, the throw plays it at once, never starting over."""
+    (first, _), (second, _) = players = [
+        (phone, f"crowd{index}") for index, phone in enumerate(neighbours(ALICE, 2))
+    ]
     game.register((ALICE, "alice"), *players)
+    game.text(first, "rock")  # alice reads crowd0 waiting in her room ...
     other = Game(game.dynamodb, game.sms, sid_prefix="9")
-    crowd = [lambda phone=phone: other.text(phone, "rock") for phone, _ in players]
-    _after_lobby_reads(game, crowd)
-    _sent_back_then_played(game, "paper", "someone else's lobby throw came first")
-    assert game.sms.last(ALICE) == replies.lobby_result(Outcome.WIN, Move.PAPER, Move.ROCK, "crowd2")
-
-
-def test_a_lobby_that_changes_under_two_attempts_is_settled_by_the_third(game: Game) -> None:
-    players = [(phone, f"crowd{index}") for index, phone in enumerate(neighbours(ALICE, 2))]
-    game.register((ALICE, "alice"), *players)
-    other = Game(game.dynamodb, game.sms, sid_prefix="9")
-    _after_lobby_reads(game, [lambda phone=phone: other.text(phone, "rock") for phone, _ in players])
+    _after_lobby_reads(game, [lambda: other.text(second, "scissors")])  # ... crowd1 plays crowd0 first
     with json_log_lines() as lines:
-        assert game.text(ALICE, "paper") is Result.PROCESSED  # crowd0 waited, crowd1 paired with crowd0
-    assert game.sms.last(ALICE) == replies.lobby_waiting(Move.PAPER)
-    overtaken = "a lock-free read was overtaken mid-attempt; reading again"
-    assert [line["message"] for line in lines].count(overtaken) == 2
+        assert game.text(ALICE, "paper") is Result.PROCESSED
+    assert game.sms.last(ALICE) == replies.lobby_waiting(Move.PAPER), "the room as locked: empty"
+    assert game.sms.last(first) == replies.lobby_result(Outcome.WIN, Move.ROCK, Move.SCISSORS, "crowd1")
+    assert "a lock-free read was overtaken mid-attempt; reading again" not in [
+        line["message"] for line in lines
+    ]
+
+
+def _rooms_after_alices(count: int) -> list[str]:
+    """One phone in each of the `count` rooms that come after alice's in the rooms' order."""
+    home = LOBBY_SHARDS.index(lobby_shard(ALICE))
+    wanted = [LOBBY_SHARDS[(home + step) % len(LOBBY_SHARDS)] for step in range(1, count + 1)]
+    return [neighbours_of_room(room) for room in wanted]
+
+
+def neighbours_of_room(room: str, skip: int = 0) -> str:
+    found = (f"+1555770{index:04d}" for index in range(10_000))
+    return [phone for phone in found if lobby_shard(phone) == room][skip]
+
+
+def test_a_stranger_in_another_room_played_by_someone_else_under_every_attempt_sends_the_throw_back(
+    game: Game, clock: Any
+) -> None:
+    """The one change a room locked first cannot absorb: the stranger left waiting in another room,
+    whom the throw chose, was played before the lock, so the choice itself moves. Three attempts
+    running, the message goes back to the queue saying why, and its redelivery waits."""
+    waiters = _rooms_after_alices(3)
+    interlopers = [neighbours_of_room(lobby_shard(waiter), skip=1) for waiter in waiters]
+    game.register(
+        (ALICE, "alice"),
+        *((phone, f"wait{index}") for index, phone in enumerate(waiters)),
+        *((phone, f"come{index}") for index, phone in enumerate(interlopers)),
+    )
+    for waiter in waiters:
+        game.text(waiter, "rock")
+    clock.tick(LOBBY_SWEEP_SECONDS)  # each has waited alone long enough to be played from any room
+    other = Game(game.dynamodb, game.sms, sid_prefix="9")
+    _after_lobby_reads(game, [lambda phone=phone: other.text(phone, "paper") for phone in interlopers])
+    _sent_back_then_played(game, "scissors", "what was locked first changed the choice made from it")
+    assert game.sms.last(ALICE) == replies.lobby_waiting(Move.SCISSORS)
+    for index, waiter in enumerate(waiters):
+        assert game.sms.last(waiter) == replies.lobby_result(
+            Outcome.LOSS, Move.ROCK, Move.PAPER, f"come{index}"
+        )
 
 
 def test_a_rematch_whose_last_opponent_changes_under_every_attempt_is_sent_back_saying_why(
