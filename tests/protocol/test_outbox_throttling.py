@@ -55,6 +55,8 @@ def test_twilios_retry_after_is_the_least_pause(game: Game, paused: list[float],
     [
         ([throttled()] * THROTTLED_TRIES, "every try throttled"),
         ([throttled(retry_after=5)], "Twilio asks for longer than the invocation should wait"),
+        # A number, not the constant under test: a second is the longest wait in the invocation.
+        ([throttled(retry_after=1.5)], "Twilio asks for a second and a half: longer than a second"),
         (
             [SmsTemporarilyFailed("Twilio 503", 2, maybe_sent=True)],
             "a 5xx may have been taken: never at once",

@@ -84,6 +84,13 @@ def test_a_message_from_before_the_first_attempt_began_is_someone_elses() -> Non
     assert LookBeforeResending(log, NOBODY_ELSE, _record(REPLY)).already_sent(0) is None
 
 
+def test_an_identical_reply_two_seconds_before_the_commits_second_is_someone_elses() -> None:
+    """A number, not the constant under test: Twilio's clock may run a second behind ours, not two.
+    Taken for ours, another message's reply would stand in for one never sent: a lost reply."""
+    log = Listed(_sent("SMearlier", COMMITTED_AT - 2))
+    assert LookBeforeResending(log, NOBODY_ELSE, _record(REPLY)).already_sent(0) is None
+
+
 def test_twilios_whole_seconds_and_a_small_clock_skew_are_allowed() -> None:
     log = Listed(_sent("SMskewed", COMMITTED_AT - CLOCK_SKEW_SECONDS))  # Twilio's clock a second behind
     assert LookBeforeResending(log, NOBODY_ELSE, _record(REPLY)).already_sent(0) == "SMskewed"
