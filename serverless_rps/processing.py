@@ -10,8 +10,9 @@
 2. **Lock** the sender and anyone else the message touches, in ascending phone order, reading
    each record in the request that takes its lease: after the lobby room it plays in, if any
    (locked first, so that the room as locked names whom to lock), and before the leaderboard
-   shards the locked records call for (`game.lock_position`: the one order). What to read and whom to lock is the command's description in
-   `commands` (`CommandSpec` lists its phases in order): this module has no branch per command.
+   shards the locked records call for (`game.lock_position`: the one order). What to read and
+   whom to lock is the command's description in `commands` (`CommandSpec` lists its phases in
+   order): this module has no branch per command.
    Every message locks its sender: its reply budget is state the commit changes.
 3. **Decide** (pure, `game`): new player states, nickname rows, replies, each written in its
    reader's language (pure, `language`: the one place that decides it, and writes the sender's
