@@ -10,7 +10,7 @@ import pytest
 
 from serverless_rps import replies
 from serverless_rps.exceptions import ReadsKeptChanging
-from serverless_rps.game import LOBBY_SHARDS, lobby_shard
+from serverless_rps.game import LOBBY_SHARDS, Lobby, lobby_shard
 from serverless_rps.model import LOBBY_SWEEP_SECONDS
 from serverless_rps.processing import Result
 from serverless_rps.rules import Move, Outcome
@@ -217,6 +217,26 @@ def test_a_stop_that_games_keep_beginning_against_is_sent_back_and_then_erases_t
     for phone, _ in crowd:
         assert game.sms.last(phone) == replies.opponent_left("alice")
     assert [item for table in vars(TABLES).values() for item in game.items(table) if ALICE in str(item)] == []
+
+
+def test_a_stop_read_before_the_players_own_lobby_throw_waited_still_takes_the_entry_out(game: Game) -> None:
+    """STOP locks the player's room first only when the read says they wait there. Here their own
+    lobby throw, from another invocation, waits between that read and the lock: the locked record
+    says `in_lobby` with no room held, so the attempt starts over, locks the room, and the entry
+    holding the number goes with the rest."""
+    game.register((ALICE, "alice"))
+    other = Game(game.dynamodb, game.sms, sid_prefix="9")
+    reads_alice = {"TableName": TABLES.game_state, "Key": {"phone_number": {"S": ALICE}}}
+    _after_reads(
+        game,
+        lambda params: {name: params.get(name) for name in reads_alice} == reads_alice,
+        [lambda: other.text(ALICE, "rock")],
+    )
+    with json_log_lines() as lines:
+        assert game.text(ALICE, "STOP") is Result.PROCESSED
+    assert game.store.get_shared([lobby_shard(ALICE)]) == {lobby_shard(ALICE): Lobby()}
+    assert [item for table in vars(TABLES).values() for item in game.items(table) if ALICE in str(item)] == []
+    assert "a lock-free read was overtaken mid-attempt; reading again" in [line["message"] for line in lines]
 
 
 def test_a_throw_at_a_name_that_keeps_changing_hands_is_sent_back_saying_why(game: Game) -> None:
