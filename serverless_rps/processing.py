@@ -45,7 +45,6 @@ from serverless_rps import game, language, opt_out_proof, replies
 from serverless_rps.commands import CommandSpec, Facts, RememberedReads, spec_for
 from serverless_rps.countries import ServedCountries
 from serverless_rps.exceptions import LockContended, ReadsKeptChanging, StaleRead
-from serverless_rps.game import is_shared_key
 from serverless_rps.observability import about, best_effort, count, logger
 from serverless_rps.outbox import Outbox, outbox_of
 from serverless_rps.outgoing import Outgoing, outgoing
@@ -279,7 +278,7 @@ class MessageProcessor(PlayerLocks):
                     raise StaleRead("what was locked first changed the choice made from it")
                 looked_up = again
             self._lock_players(claim, locked, phone, looked_up.lock)
-            players = {held.phone: held.player for held in locked if not is_shared_key(held.phone)}
+            players = {held.phone: held.player for held in locked if held.shared is None}
             spoken = language.for_message(command, phone, players)  # the sender's, and each reply's
             facts = Facts(
                 phone,
