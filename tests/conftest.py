@@ -160,8 +160,13 @@ STRANGER = "+15554440004"  # a phone the tests never register
 def neighbours(phone: str, count: int) -> list[str]:
     """`count` phones whose lobby throws wait in `phone`'s lobby shard (model.lobby_shard): a
     crowd that meets in one shard, as every lobby throw did before the lobby was sharded."""
+    return phones_in_room(lobby_shard(phone), count)
+
+
+def phones_in_room(room: str, count: int) -> list[str]:
+    """`count` phones whose lobby throws wait in the lobby shard `room`."""
     found = (f"+1555660{index:04d}" for index in range(10_000))
-    return [other for other in found if lobby_shard(other) == lobby_shard(phone)][:count]
+    return [other for other in found if lobby_shard(other) == room][:count]
 
 
 @pytest.fixture(autouse=True, scope="session")

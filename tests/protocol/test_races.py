@@ -14,7 +14,7 @@ from serverless_rps.game import LOBBY_SHARDS, Lobby, lobby_shard
 from serverless_rps.model import LOBBY_SWEEP_SECONDS
 from serverless_rps.processing import Result
 from serverless_rps.rules import Move, Outcome
-from tests.conftest import ALICE, BOB, CAROL, TABLES, Game, neighbours
+from tests.conftest import ALICE, BOB, CAROL, TABLES, Game, neighbours, phones_in_room
 from tests.protocol.test_failure_visibility import json_log_lines
 
 
@@ -146,12 +146,7 @@ def _rooms_after_alices(count: int) -> list[str]:
     """One phone in each of the `count` rooms that come after alice's in the rooms' order."""
     home = LOBBY_SHARDS.index(lobby_shard(ALICE))
     wanted = [LOBBY_SHARDS[(home + step) % len(LOBBY_SHARDS)] for step in range(1, count + 1)]
-    return [neighbours_of_room(room) for room in wanted]
-
-
-def neighbours_of_room(room: str, skip: int = 0) -> str:
-    found = (f"+1555770{index:04d}" for index in range(10_000))
-    return [phone for phone in found if lobby_shard(phone) == room][skip]
+    return [phones_in_room(room, 1)[0] for room in wanted]
 
 
 def test_a_stranger_in_another_room_played_by_someone_else_under_every_attempt_sends_the_throw_back(
@@ -161,7 +156,7 @@ def test_a_stranger_in_another_room_played_by_someone_else_under_every_attempt_s
     whom the throw chose, was played before the lock, so the choice itself moves. Three attempts
     running, the message goes back to the queue saying why, and its redelivery waits."""
     waiters = _rooms_after_alices(3)
-    interlopers = [neighbours_of_room(lobby_shard(waiter), skip=1) for waiter in waiters]
+    interlopers = [neighbours(waiter, 2)[1] for waiter in waiters]
     game.register(
         (ALICE, "alice"),
         *((phone, f"wait{index}") for index, phone in enumerate(waiters)),
